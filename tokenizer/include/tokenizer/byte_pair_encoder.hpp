@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/rank.hpp"
+#include "tokenizer/rank_table.hpp"
+
+namespace tokenizer {
+
+// Encodes one pre-tokenized piece with tiktoken's rule: repeatedly merge the adjacent pair of
+// parts whose concatenation has the lowest rank (the leftmost on ties) until no pair is a token.
+// Holds scratch space reused across pieces, so it allocates only while a piece is longer than
+// any seen before. Not thread-safe: one per thread.
+class BytePairEncoder {
+ public:
+  explicit BytePairEncoder(const RankTable& ranks) : ranks_(&ranks) {}
+
+  // Appends the ranks of `piece` to `out`. Every byte must have a rank of its own.
+  void encode(std::string_view piece, std::vector<Rank>& out);
+
+  // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
+  // text); longer ones use a heap, O(n log n).
+  static constexpr std::size_t kShortPiece = 64;
+
+ private:
+  void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
+  void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
+
+  const RankTable* ranks_;
+  // Scratch for the heap path, indexed by byte offset in the piece.
+  std::vector<std::uint32_t> next_;
+  std::vector<std::uint32_t> prev_;
+  std::vector<Rank> pair_rank_;
+  std::vector<std::uint64_t> heap_;
+};
+
+}  // namespace tokenizer

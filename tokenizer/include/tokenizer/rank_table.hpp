@@ -1,0 +1,111 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/rank.hpp"
+
+namespace tokenizer {
+
+// Maps a token's bytes to its rank, and a rank back to its bytes.
+//
+// Layout: every token's bytes live back to back in one arena (`bytes_`), addressed by rank
+// through `spans_`. The hash table is open addressing with linear probing over a power-of-two
+// array of 16-byte slots. A slot keeps the key's first 8 bytes (zero-padded) and its length, so
+// a probe for a token of at most 8 bytes — nearly every probe made while merging — is settled by
+// two integer compares without touching the arena. The table is at most half full.
+class RankTable {
+ public:
+  RankTable() = default;
+
+  // Adds a token. Returns false (and adds nothing) if these bytes are already present.
+  // `rank` must not be present yet; ranks need not be contiguous.
+  bool insert(std::string_view token, Rank rank);
+
+  // Rank of exactly these bytes, or kNoRank.
+  Rank find(const std::uint8_t* data, std::size_t size) const {
+    if (slots_.empty()) return kNoRank;
+    const std::uint64_t head = load_head(data, size);
+    std::size_t i = hash(head, data, size) & mask_;
+    for (;;) {
+      const Slot& s = slots_[i];
+      if (s.rank == kNoRank) return kNoRank;
+      if (s.head == head && s.size == size &&
+          (size <= 8 || std::memcmp(bytes_.data() + spans_[s.rank].offset + 8, data + 8, size - 8) == 0))
+        return s.rank;
+      i = (i + 1) & mask_;
+    }
+  }
+  Rank find(std::string_view token) const {
+    return find(reinterpret_cast<const std::uint8_t*>(token.data()), token.size());
+  }
+
+  // Bytes of `rank`; empty if the rank is not present.
+  std::string_view bytes(Rank rank) const {
+    if (rank >= spans_.size()) return {};
+    const Span& s = spans_[rank];
+    return std::string_view(bytes_).substr(s.offset, s.size);
+  }
+  bool contains(Rank rank) const { return rank < spans_.size() && spans_[rank].size != 0; }
+
+  // Rank of the single byte b, or kNoRank.
+  Rank byte_rank(std::uint8_t b) const { return byte_ranks_[b]; }
+
+  std::size_t size() const { return count_; }
+  // One past the largest rank present.
+  Rank rank_end() const { return static_cast<Rank>(spans_.size()); }
+  std::size_t max_token_size() const { return max_token_size_; }
+
+  // Pre-sizes the table for `count` tokens of `total_bytes` bytes together.
+  void reserve(std::size_t count, std::size_t total_bytes);
+
+ private:
+  struct Slot {
+    std::uint64_t head;  // first min(size, 8) bytes, little-endian, zero-padded
+    std::uint32_t size;
+    Rank rank;           // kNoRank marks an empty slot
+  };
+  struct Span {
+    std::uint32_t offset;
+    std::uint32_t size;  // 0: rank not present (tokens are never empty)
+  };
+
+  static std::uint64_t load_head(const std::uint8_t* data, std::size_t size) {
+    std::uint64_t head = 0;
+    std::memcpy(&head, data, size < 8 ? size : 8);
+    return head;
+  }
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 32;
+    x *= 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+  }
+  static std::uint64_t hash(std::uint64_t head, const std::uint8_t* data, std::size_t size) {
+    std::uint64_t h = mix(head + size * 0xD6E8FEB86659FD93ull);
+    for (std::size_t at = 8; at < size; at += 8) {
+      std::uint64_t chunk = 0;
+      std::memcpy(&chunk, data + at, size - at < 8 ? size - at : 8);
+      h = mix(h ^ chunk);
+    }
+    return h;
+  }
+  void grow();
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t count_ = 0;
+  std::size_t max_token_size_ = 0;
+  std::string bytes_;
+  std::vector<Span> spans_;
+  std::array<Rank, 256> byte_ranks_ = [] {
+    std::array<Rank, 256> a;
+    a.fill(kNoRank);
+    return a;
+  }();
+};
+
+}  // namespace tokenizer

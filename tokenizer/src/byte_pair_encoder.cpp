@@ -1,0 +1,115 @@
+#include "tokenizer/byte_pair_encoder.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace tokenizer {
+
+void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
+  const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
+  const std::size_t size = piece.size();
+  if (size == 0) return;
+  if (size == 1) {
+    out.push_back(ranks_->byte_rank(data[0]));
+    return;
+  }
+  // Most pieces of real text are whole tokens.
+  if (size <= ranks_->max_token_size()) {
+    if (const Rank whole = ranks_->find(data, size); whole != kNoRank) {
+      out.push_back(whole);
+      return;
+    }
+  }
+  if (size <= kShortPiece) encode_short(data, size, out);
+  else encode_long(data, size, out);
+}
+
+// tiktoken's own loop: parts live in a small array; each round scans for the lowest-ranked
+// adjacent pair, merges it and re-ranks its two neighbouring pairs. O(n^2), all in registers
+// and one cache line or two for the short pieces it serves.
+void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  const RankTable& ranks = *ranks_;
+  const std::size_t max_token = ranks.max_token_size();
+  // Part i spans [start[i], start[i+1]) and has rank part[i]; pair[i] is the rank of parts i
+  // and i+1 together (kNoRank if that is no token). start[parts] == size.
+  std::uint32_t start[kShortPiece + 1];
+  Rank part[kShortPiece];
+  Rank pair[kShortPiece];
+  std::size_t parts = size;
+  auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
+    return end - begin <= max_token ? ranks.find(data + begin, end - begin) : kNoRank;
+  };
+  for (std::size_t i = 0; i < size; ++i) {
+    start[i] = static_cast<std::uint32_t>(i);
+    part[i] = ranks.byte_rank(data[i]);
+  }
+  start[size] = static_cast<std::uint32_t>(size);
+  for (std::size_t i = 0; i + 1 < size; ++i) pair[i] = ranks.find(data + i, 2);
+  while (parts > 1) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i + 1 < parts; ++i)
+      if (pair[i] < pair[best]) best = i;
+    if (pair[best] == kNoRank) break;
+    // Merge parts best and best+1 into part best.
+    part[best] = pair[best];
+    std::copy(start + best + 2, start + parts + 1, start + best + 1);
+    std::copy(part + best + 2, part + parts, part + best + 1);
+    if (best + 2 < parts) std::copy(pair + best + 2, pair + parts - 1, pair + best + 1);
+    --parts;
+    if (best + 1 < parts) pair[best] = rank_of(start[best], start[best + 2]);
+    if (best > 0) pair[best - 1] = rank_of(start[best - 1], start[best + 1]);
+  }
+  out.insert(out.end(), part, part + parts);
+}
+
+// For long pieces (a megabyte of one letter is a single piece) the same merges in O(n log n):
+// parts form a linked list over byte offsets, candidate pairs sit in a min-heap keyed by
+// (rank << 32 | offset), so the lowest rank pops first and, among equal ranks, the leftmost,
+// exactly as the linear scan chooses. A heap entry is stale once its pair has changed; a pair
+// starting at offset i only ever grows, so its rank can never return to an earlier value and
+// `pair_rank_[i] == rank` tells a live entry from a stale one.
+void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  const RankTable& ranks = *ranks_;
+  const std::size_t max_token = ranks.max_token_size();
+  const auto n = static_cast<std::uint32_t>(size);
+  next_.resize(size);
+  prev_.resize(size);
+  pair_rank_.resize(size);
+  heap_.clear();
+  auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
+    return end - begin <= max_token ? ranks.find(data + begin, end - begin) : kNoRank;
+  };
+  auto push = [&](Rank rank, std::uint32_t at) {
+    heap_.push_back(std::uint64_t{rank} << 32 | at);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    next_[i] = i + 1;
+    prev_[i] = i - 1;  // wraps for i == 0; never read there
+    pair_rank_[i] = i + 1 < n ? ranks.find(data + i, 2) : kNoRank;
+    if (pair_rank_[i] != kNoRank) heap_.push_back(std::uint64_t{pair_rank_[i]} << 32 | i);
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const std::uint64_t top = heap_.back();
+    heap_.pop_back();
+    const auto rank = static_cast<Rank>(top >> 32);
+    const auto i = static_cast<std::uint32_t>(top);
+    if (pair_rank_[i] != rank) continue;
+    const std::uint32_t j = next_[i], k = next_[j];  // merge [i, j) and [j, k)
+    next_[i] = k;
+    if (k < n) prev_[k] = i;
+    pair_rank_[j] = kNoRank;
+    pair_rank_[i] = k < n ? rank_of(i, next_[k]) : kNoRank;
+    if (pair_rank_[i] != kNoRank) push(pair_rank_[i], i);
+    if (i > 0) {
+      const std::uint32_t h = prev_[i];
+      pair_rank_[h] = rank_of(h, k);
+      if (pair_rank_[h] != kNoRank) push(pair_rank_[h], h);
+    }
+  }
+  for (std::uint32_t i = 0; i < n; i = next_[i]) out.push_back(rank_of(i, next_[i]));
+}
+
+}  // namespace tokenizer

@@ -1,0 +1,40 @@
+#include "tokenizer/rank_table.hpp"
+
+namespace tokenizer {
+
+void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
+  bytes_.reserve(total_bytes);
+  std::size_t capacity = 16;
+  while (capacity < 2 * count) capacity *= 2;
+  if (capacity <= slots_.size()) return;
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(capacity, Slot{0, 0, kNoRank});
+  mask_ = capacity - 1;
+  for (const Slot& s : old) {
+    if (s.rank == kNoRank) continue;
+    std::size_t i = hash(s.head, reinterpret_cast<const std::uint8_t*>(bytes_.data()) + spans_[s.rank].offset, s.size) & mask_;
+    while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
+    slots_[i] = s;
+  }
+}
+
+void RankTable::grow() { reserve(slots_.size(), bytes_.size()); }
+
+bool RankTable::insert(std::string_view token, Rank rank) {
+  if (2 * (count_ + 1) > slots_.size()) grow();
+  const auto* data = reinterpret_cast<const std::uint8_t*>(token.data());
+  if (find(data, token.size()) != kNoRank) return false;
+  const std::uint64_t head = load_head(data, token.size());
+  std::size_t i = hash(head, data, token.size()) & mask_;
+  while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
+  slots_[i] = Slot{head, static_cast<std::uint32_t>(token.size()), rank};
+  if (rank >= spans_.size()) spans_.resize(static_cast<std::size_t>(rank) + 1, Span{0, 0});
+  spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size())};
+  bytes_.append(token);
+  if (token.size() == 1) byte_ranks_[static_cast<std::uint8_t>(token[0])] = rank;
+  ++count_;
+  if (token.size() > max_token_size_) max_token_size_ = token.size();
+  return true;
+}
+
+}  // namespace tokenizer

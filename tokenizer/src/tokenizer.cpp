@@ -1,0 +1,76 @@
+#include "tokenizer/tokenizer.hpp"
+
+#include <algorithm>
+
+namespace tokenizer {
+
+UnknownTokenId::UnknownTokenId(Rank id, std::size_t index)
+    : std::out_of_range("unknown token id " + std::to_string(id) + " at position " + std::to_string(index)),
+      id_(id),
+      index_(index) {}
+
+DisallowedSpecialToken::DisallowedSpecialToken(const std::string& text, std::size_t offset)
+    : std::runtime_error("disallowed special token " + text + " at byte " + std::to_string(offset)),
+      text_(text),
+      offset_(offset) {}
+
+Tokenizer::Tokenizer(Vocabulary vocabulary)
+    : vocabulary_(std::move(vocabulary)), pretokenizer_(vocabulary_.pattern()) {}
+
+std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
+  std::vector<Rank> out;
+  encoder.encode(*this, text, out);
+  return out;
+}
+
+std::vector<Rank> Tokenizer::encode(std::string_view text, const SpecialTokenPolicy& policy,
+                                    const Encoder& encoder) const {
+  std::vector<const SpecialToken*> allowed;
+  for (const SpecialToken& s : vocabulary_.special_tokens()) {
+    const bool is_allowed =
+        policy.allow == SpecialTokenPolicy::Allow::all ||
+        (policy.allow == SpecialTokenPolicy::Allow::listed &&
+         std::find(policy.listed.begin(), policy.listed.end(), s.text) != policy.listed.end());
+    if (is_allowed) {
+      allowed.push_back(&s);
+    } else if (policy.error_on_disallowed) {
+      if (const std::size_t at = text.find(s.text); at != std::string_view::npos) throw DisallowedSpecialToken(s.text, at);
+    }
+  }
+  if (allowed.empty()) return encode_ordinary(text, encoder);
+
+  // Split at the leftmost allowed special token (the longest where several start there) and
+  // encode the text between as ordinary text, as tiktoken does.
+  std::vector<Rank> out;
+  // next[i]: where allowed[i] next occurs at or after pos (npos: nowhere).
+  std::vector<std::size_t> next(allowed.size());
+  for (std::size_t i = 0; i < allowed.size(); ++i) next[i] = text.find(allowed[i]->text);
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t best_at = text.size();
+    const SpecialToken* best = nullptr;
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      if (next[i] == std::string_view::npos) continue;
+      if (next[i] < pos) next[i] = text.find(allowed[i]->text, pos);
+      if (next[i] == std::string_view::npos) continue;
+      if (next[i] < best_at || (next[i] == best_at && best && allowed[i]->text.size() > best->text.size()))
+        best_at = next[i], best = allowed[i];
+    }
+    encoder.encode(*this, text.substr(pos, best_at - pos), out);
+    if (!best) return out;
+    out.push_back(best->rank);
+    pos = best_at + best->text.size();
+  }
+}
+
+std::string Tokenizer::decode(std::span<const Rank> ids) const {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string_view bytes = vocabulary_.token_bytes(ids[i]);
+    if (bytes.empty()) throw UnknownTokenId(ids[i], i);
+    out.append(bytes);
+  }
+  return out;
+}
+
+}  // namespace tokenizer

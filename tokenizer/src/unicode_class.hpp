@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tokenizer::unicode {
+
+// The character classes that tiktoken's patterns distinguish, as bits.
+enum : std::uint8_t {
+  kUpper = 1,         // Lu, Lt
+  kLower = 2,         // Ll
+  kOtherLetter = 4,   // Lm, Lo
+  kMark = 8,          // Mn, Mc, Me
+  kNumber = 16,       // Nd, Nl, No
+  kSpace = 32,        // White_Space (ICU's and Rust's \s)
+  kNewline = 64,      // \r, \n
+};
+inline constexpr std::uint8_t kLetter = kUpper | kLower | kOtherLetter;  // \p{L}
+
+// Neither space, letter nor number: [^\s\p{L}\p{N}], which also takes marks, symbols,
+// controls, unassigned code points and ill-formed bytes.
+inline constexpr bool is_punct(std::uint8_t c) { return (c & (kLetter | kNumber | kSpace)) == 0; }
+
+struct CodePoint {
+  char32_t value;
+  std::uint32_t size;  // bytes consumed, 1..4
+};
+
+// Strict UTF-8 (Unicode table 3-7: no overlongs, surrogates or values past U+10FFFF). A byte
+// that does not start a well-formed sequence decodes as U+FFFD of size 1, so the next call
+// resynchronises on the following byte.
+inline CodePoint decode_utf8(const std::uint8_t* p, std::size_t avail) {
+  const std::uint8_t b0 = p[0];
+  if (b0 < 0x80) return {b0, 1};
+  constexpr CodePoint kBad{0xFFFD, 1};
+  auto cont = [&](std::size_t i) { return i < avail && (p[i] & 0xC0) == 0x80; };
+  if (b0 < 0xC2) return kBad;
+  if (b0 < 0xE0) return cont(1) ? CodePoint{char32_t((b0 & 0x1F) << 6 | (p[1] & 0x3F)), 2} : kBad;
+  if (b0 < 0xF0) {
+    if (!cont(1) || !cont(2)) return kBad;
+    if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return kBad;
+    return {char32_t((b0 & 0x0F) << 12 | (p[1] & 0x3F) << 6 | (p[2] & 0x3F)), 3};
+  }
+  if (b0 < 0xF5) {
+    if (!cont(1) || !cont(2) || !cont(3)) return kBad;
+    if ((b0 == 0xF0 && p[1] < 0x90) || (b0 == 0xF4 && p[1] >= 0x90)) return kBad;
+    return {char32_t((b0 & 0x07) << 18 | (p[1] & 0x3F) << 12 | (p[2] & 0x3F) << 6 | (p[3] & 0x3F)), 4};
+  }
+  return kBad;
+}
+
+std::uint8_t classify_slow(char32_t c);
+
+// Class bits of code point c. Code points below U+10000 come from a table built once from ICU.
+std::uint8_t classify(char32_t c);
+
+}  // namespace tokenizer::unicode
