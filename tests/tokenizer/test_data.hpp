@@ -62,8 +62,11 @@ inline void expect_same_ids(const std::vector<Rank>& expected, const std::vector
   if (i == expected.size() && i == actual.size()) return;
   auto window = [&](const std::vector<Rank>& v) {
     std::string s;
-    for (std::size_t k = i >= 3 ? i - 3 : 0; k < std::min(v.size(), i + 4); ++k)
-      s += (k == i ? "[" : "") + std::to_string(v[k]) + (k == i ? "] " : " ");
+    for (std::size_t k = i >= 3 ? i - 3 : 0; k < std::min(v.size(), i + 4); ++k) {
+      if (k == i) s += '[';
+      s += std::to_string(v[k]);
+      s += k == i ? "] " : " ";
+    }
     return s;
   };
   ADD_FAILURE() << "ids differ first at index " << i << " (expected " << expected.size() << " ids, got "

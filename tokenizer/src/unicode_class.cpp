@@ -28,7 +28,7 @@ std::uint8_t classify_slow(char32_t c) {
   return bits;
 }
 
-std::uint8_t classify(char32_t c) {
+std::uint8_t classify_non_ascii(char32_t c) {
   // 64 KiB, filled on first use (about a millisecond); astral code points ask ICU each time.
   static const auto table = [] {
     auto t = std::make_unique<std::array<std::uint8_t, 0x10000>>();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 
 namespace tokenizer::unicode {
@@ -49,9 +50,21 @@ inline CodePoint decode_utf8(const std::uint8_t* p, std::size_t avail) {
   return kBad;
 }
 
+// Class bits of any code point, asked of ICU.
 std::uint8_t classify_slow(char32_t c);
+// Class bits of code point c >= 0x80: a table built once from ICU below U+10000, ICU above.
+std::uint8_t classify_non_ascii(char32_t c);
 
-// Class bits of code point c. Code points below U+10000 come from a table built once from ICU.
-std::uint8_t classify(char32_t c);
+inline constexpr auto kAsciiClass = [] {
+  std::array<std::uint8_t, 128> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kUpper;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLower;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kNumber;
+  for (int c : {'\t', '\v', '\f', ' '}) t[c] = kSpace;
+  t['\r'] = t['\n'] = kSpace | kNewline;
+  return t;
+}();
+
+inline std::uint8_t classify(char32_t c) { return c < 0x80 ? kAsciiClass[c] : classify_non_ascii(c); }
 
 }  // namespace tokenizer::unicode

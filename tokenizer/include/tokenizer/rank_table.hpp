@@ -74,24 +74,34 @@ class RankTable {
     std::uint32_t size;  // 0: rank not present (tokens are never empty)
   };
 
-  static std::uint64_t load_head(const std::uint8_t* data, std::size_t size) {
-    std::uint64_t head = 0;
-    std::memcpy(&head, data, size < 8 ? size : 8);
-    return head;
+  static std::uint64_t load64(const std::uint8_t* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
   }
-  static std::uint64_t mix(std::uint64_t x) {
+  static std::uint32_t load32(const std::uint8_t* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  // The first min(size, 8) bytes as a little-endian integer, zero-padded, read without going
+  // past data + size: 4..7 bytes come from two overlapping 4-byte loads whose shared bytes are
+  // equal, so OR-ing them is exact; 1..3 bytes from the first, middle and last byte.
+  static std::uint64_t load_head(const std::uint8_t* data, std::size_t size) {
+    if (size >= 8) return load64(data);
+    if (size >= 4) return load32(data) | std::uint64_t{load32(data + size - 4)} << (8 * (size - 4));
+    if (size == 0) return 0;
+    return std::uint64_t{data[0]} | std::uint64_t{data[size / 2]} << (8 * (size / 2)) |
+           std::uint64_t{data[size - 1]} << (8 * (size - 1));
+  }
+  // Hashes the head, the size and, for longer tokens, their last 8 bytes: tokens that share
+  // both ends and the size but differ inside just probe a little further.
+  static std::uint64_t hash(std::uint64_t head, const std::uint8_t* data, std::size_t size) {
+    std::uint64_t x = head + size * 0xD6E8FEB86659FD93ull;
+    if (size > 8) x ^= load64(data + size - 8) * 0x9E3779B97F4A7C15ull;
     x ^= x >> 32;
     x *= 0x9E3779B97F4A7C15ull;
     return x ^ (x >> 29);
-  }
-  static std::uint64_t hash(std::uint64_t head, const std::uint8_t* data, std::size_t size) {
-    std::uint64_t h = mix(head + size * 0xD6E8FEB86659FD93ull);
-    for (std::size_t at = 8; at < size; at += 8) {
-      std::uint64_t chunk = 0;
-      std::memcpy(&chunk, data + at, size - at < 8 ? size - at : 8);
-      h = mix(h ^ chunk);
-    }
-    return h;
   }
   void grow();
 

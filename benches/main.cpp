@@ -1,0 +1,12 @@
+#include <benchmark/benchmark.h>
+
+#include "benches.hpp"
+
+int main(int argc, char** argv) {
+  benches::register_encoding_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
