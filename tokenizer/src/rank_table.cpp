@@ -4,6 +4,7 @@ namespace tokenizer {
 
 void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
   bytes_.reserve(total_bytes);
+  spans_.reserve(count);
   std::size_t capacity = 16;
   while (capacity < 2 * count) capacity *= 2;
   if (capacity <= slots_.size()) return;
@@ -23,10 +24,12 @@ void RankTable::grow() { reserve(slots_.size(), bytes_.size()); }
 bool RankTable::insert(std::string_view token, Rank rank) {
   if (2 * (count_ + 1) > slots_.size()) grow();
   const auto* data = reinterpret_cast<const std::uint8_t*>(token.data());
-  if (find(data, token.size()) != kNoRank) return false;
   const std::uint64_t head = load_head(data, token.size());
   std::size_t i = hash(head, data, token.size()) & mask_;
-  while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
+  for (; slots_[i].rank != kNoRank; i = (i + 1) & mask_) {
+    const Slot& s = slots_[i];
+    if (s.head == head && s.size == token.size() && bytes(s.rank) == token) return false;
+  }
   slots_[i] = Slot{head, static_cast<std::uint32_t>(token.size()), rank};
   if (rank >= spans_.size()) spans_.resize(static_cast<std::size_t>(rank) + 1, Span{0, 0});
   spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size())};
