@@ -13,7 +13,9 @@ namespace {
 bool always() { return true; }
 
 constexpr Encoder kEncoders[] = {
-    {"serial", "one thread; hand-written scanner, then BPE per piece", always, encode_serial},
+    {"serial", "one thread; hand-written scanner, then BPE per piece", always, false, encode_serial},
+    {"parallel", "serial on all TBB threads: long texts cut into chunks, stitched exactly",
+     always, true, encode_parallel},
 };
 
 }  // namespace

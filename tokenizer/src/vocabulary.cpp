@@ -100,6 +100,8 @@ std::filesystem::path spec_path(const std::filesystem::path& ranks_file) {
 
 Vocabulary Vocabulary::load(const std::filesystem::path& ranks_file) {
   const std::filesystem::path spec_file = spec_path(ranks_file);
+  if (!std::filesystem::exists(ranks_file))
+    throw VocabularyError(ranks_file.string() + ": cannot open vocabulary file: no such file");
   if (!std::filesystem::exists(spec_file))
     throw VocabularyError(ranks_file.string() + ": no spec file " + spec_file.string() +
                           " beside it (it gives the pattern and special tokens)");

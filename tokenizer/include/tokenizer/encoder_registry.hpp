@@ -17,6 +17,8 @@ struct Encoder {
   std::string_view description;
   // Whether this CPU can run it.
   bool (*is_supported)();
+  // Whether it uses more than the calling thread.
+  bool multithreaded;
   // Appends the ids of `text` (special-token text is ordinary text) to `out`.
   void (*encode)(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
 };
@@ -31,5 +33,7 @@ const Encoder* find_encoder(std::string_view name);
 const Encoder& fastest_encoder();
 
 void encode_serial(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
+// Runs inline below 128 KiB; above, on all threads of the current TBB arena.
+void encode_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
 
 }  // namespace tokenizer

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,30 +25,50 @@ class PreTokenizer {
   // Calls f(piece) for every piece in order; the pieces tile `text` exactly.
   template <class F>
   void for_each_piece(std::string_view text, F&& f) const {
+    if (kind_ == PatternKind::regex) {
+      std::size_t start = 0;
+      for (std::size_t end : regex_->piece_ends(text)) {
+        f(text.substr(start, end - start));
+        start = end;
+      }
+      return;
+    }
+    scan_from(text, 0, [&](std::size_t start, std::size_t end) {
+      f(text.substr(start, end - start));
+      return true;
+    });
+  }
+
+  // The chain of pieces that starts at byte `from`, for the scanner-backed kinds (not regex).
+  // Calls f(start, end) for each piece until f returns false or the text ends, and returns the
+  // start of the piece it stopped at (or text.size()). A piece's end depends only on the text
+  // and its start (the patterns look ahead but never behind), so two chains that share one
+  // boundary share every boundary after it; the parallel encoder relies on this.
+  template <class F>
+  std::size_t scan_from(std::string_view text, std::size_t from, F&& f) const {
     switch (kind_) {
-      case PatternKind::r50k: return scan_all(text, scan_r50k, f);
-      case PatternKind::cl100k: return scan_all(text, scan_cl100k, f);
-      case PatternKind::o200k: return scan_all(text, scan_o200k, f);
+      case PatternKind::r50k: return scan_chain<scan_r50k>(text, from, f);
+      case PatternKind::cl100k: return scan_chain<scan_cl100k>(text, from, f);
+      case PatternKind::o200k: return scan_chain<scan_o200k>(text, from, f);
       case PatternKind::regex: break;
     }
-    std::size_t start = 0;
-    for (std::size_t end : regex_->piece_ends(text)) {
-      f(text.substr(start, end - start));
-      start = end;
-    }
+    throw std::logic_error("PreTokenizer::scan_from needs a scanner-backed pattern");
   }
 
   std::vector<std::string_view> split(std::string_view text) const;
 
  private:
-  template <class Scanner, class F>
-  static void scan_all(std::string_view text, Scanner scan, F& f) {
+  using ScanFn = std::size_t (*)(const std::uint8_t*, std::size_t, std::size_t);
+
+  template <ScanFn Scan, class F>
+  static std::size_t scan_chain(std::string_view text, std::size_t pos, F& f) {
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
-    for (std::size_t pos = 0; pos < text.size();) {
-      const std::size_t end = scan(data, text.size(), pos);
-      f(text.substr(pos, end - pos));
+    while (pos < text.size()) {
+      const std::size_t end = Scan(data, text.size(), pos);
+      if (!f(pos, end)) return pos;
       pos = end;
     }
+    return pos;
   }
 
   PatternKind kind_;

@@ -44,6 +44,11 @@ class Tokenizer {
   std::vector<Rank> encode(std::string_view text, const SpecialTokenPolicy& policy,
                            const Encoder& encoder = fastest_encoder()) const;
 
+  // Ordinary encoding of many documents, in parallel over documents on TBB's threads; result i
+  // is encode_ordinary(documents[i], encoder).
+  std::vector<std::vector<Rank>> encode_batch(std::span<const std::string_view> documents,
+                                              const Encoder& encoder = fastest_encoder()) const;
+
   // Throws UnknownTokenId for an id that is neither an ordinary nor a special token.
   std::string decode(std::span<const Rank> ids) const;
 

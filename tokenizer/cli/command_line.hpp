@@ -1,0 +1,42 @@
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "id_format.hpp"
+#include "tokenizer/encoder_registry.hpp"
+
+namespace tokenizer::cli {
+
+// A fault in the arguments themselves (exit status 2), as opposed to a fault met while
+// carrying them out (exit status 1).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+inline constexpr std::string_view kDefaultEncoding = "cl100k_base";
+inline constexpr std::string_view kStdinName = "-";
+
+// What the arguments ask for, already validated: the encoding name is a built-in one and the
+// encoder is registered and supported on this CPU. Files are not touched while parsing.
+struct CommandLine {
+  bool help = false;
+  std::string encoding{kDefaultEncoding};  // used when vocab_file is empty
+  std::string vocab_file;
+  const Encoder* encoder = nullptr;  // never null after parsing
+  bool allow_special = false;
+  IdFormat format = IdFormat::text;
+  bool decode = false;
+  std::string input{kStdinName};  // a path, or "-" for stdin
+};
+
+// Throws UsageError naming the faulty argument. `args` excludes the program name.
+CommandLine parse_command_line(std::span<const std::string_view> args);
+
+// The text --help prints.
+std::string usage_text();
+
+}  // namespace tokenizer::cli

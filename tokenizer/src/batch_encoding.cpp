@@ -1,0 +1,14 @@
+#include <tbb/parallel_for.h>
+
+#include "tokenizer/tokenizer.hpp"
+
+namespace tokenizer {
+
+std::vector<std::vector<Rank>> Tokenizer::encode_batch(std::span<const std::string_view> documents,
+                                                       const Encoder& encoder) const {
+  std::vector<std::vector<Rank>> out(documents.size());
+  tbb::parallel_for(std::size_t{0}, documents.size(), [&](std::size_t i) { encoder.encode(*this, documents[i], out[i]); });
+  return out;
+}
+
+}  // namespace tokenizer

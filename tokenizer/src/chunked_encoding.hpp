@@ -1,0 +1,140 @@
+#pragma once
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/byte_pair_encoder.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace tokenizer::chunked {
+
+// Inputs below this many bytes are encoded inline: threads would cost more than they save.
+inline constexpr std::size_t kParallelThreshold = 128 * 1024;
+inline constexpr std::size_t kMinChunk = 64 * 1024;
+// How many leading piece starts of its chain a chunk publishes for its left neighbour to meet.
+inline constexpr std::size_t kSyncPieces = 64;
+
+// A Chain encodes the pieces of a chain (see PreTokenizer::scan_from) starting at `from`:
+//   std::size_t encode(text, from, out, bpe, stop) const
+// calls stop(start) before each piece, encodes the piece into `out` unless stop returned true,
+// and returns where it stopped. This is the scalar one.
+struct ScalarChain {
+  const PreTokenizer& pretokenizer;
+
+  template <class Stop>
+  std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
+                     Stop&& stop) const {
+    return pretokenizer.scan_from(text, from, [&](std::size_t start, std::size_t end) {
+      if (stop(start)) return false;
+      bpe.encode(text.substr(start, end - start), out);
+      return true;
+    });
+  }
+};
+
+// First byte at or after `pos` that starts a line, or else a code point, so that a chunk's
+// guessed chain start is likely to be a real piece boundary (correctness does not depend on it).
+inline std::size_t chunk_start_near(std::string_view text, std::size_t pos) {
+  const std::size_t newline = text.find('\n', pos);
+  if (newline != std::string_view::npos && newline - pos < 4096) return newline + 1;
+  while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+  return pos;
+}
+
+// Encodes `text` on all of TBB's threads with ids identical to a serial run of `chain`.
+//
+// The text is cut into chunks at guessed starts; each chunk encodes its own chain from its
+// start. Chunk k runs past its end until its chain reaches one of the first kSyncPieces piece
+// starts of a later chunk's chain: from that boundary on the two chains coincide, so the
+// stitched result takes chunk k's ids up to it and the later chunk's ids from it. Chunk 0
+// starts at 0, so following stops from chunk 0 reproduces the serial chain exactly. If chains
+// fail to meet (a piece longer than a chunk), the stitch finishes the remainder serially.
+template <class Chain>
+void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain) {
+  const RankTable& ranks = tokenizer.vocabulary().ranks();
+  auto encode_rest = [&](std::size_t from) {
+    BytePairEncoder bpe(ranks);
+    chain.encode(text, from, out, bpe, [](std::size_t) { return false; });
+  };
+  if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
+    encode_rest(0);
+    return;
+  }
+  const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+  if (threads < 2) {
+    encode_rest(0);
+    return;
+  }
+
+  struct Chunk {
+    std::size_t start = 0;
+    std::vector<std::size_t> heads;   // first piece starts of this chunk's chain
+    std::vector<std::size_t> counts;  // counts[i]: ids encoded before heads[i]
+    std::vector<Rank> ids;
+    std::size_t stop_chunk = 0;       // the chunk whose chain this one met (chunks: none)
+    std::size_t stop_head = 0;        // at that chunk's heads[stop_head]
+  };
+  std::vector<Chunk> parts(std::min(text.size() / kMinChunk, 4 * threads));
+  for (std::size_t k = 0; k < parts.size(); ++k) parts[k].start = chunk_start_near(text, k * text.size() / parts.size());
+  parts[0].start = 0;
+
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t k) {
+    Chunk& c = parts[k];
+    tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
+      c.heads.push_back(start);
+      return c.heads.size() < kSyncPieces;
+    });
+  });
+  // A chunk whose first piece runs past the next chunk's start sits inside a giant piece (a
+  // megabyte of one letter): encoding it would only repeat its left neighbour's work on that
+  // piece, so the neighbour covers it instead.
+  std::vector<Chunk> kept;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
+    const std::vector<std::size_t>& heads = parts[k].heads;
+    if (k == 0 || (heads.size() >= 2 && heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
+  }
+  parts = std::move(kept);
+  const std::size_t chunks = parts.size();
+
+  tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
+    Chunk& c = parts[k];
+    BytePairEncoder bpe(ranks);
+    c.ids.reserve((text.size() / chunks) / 3);
+    std::size_t next = k + 1;
+    c.stop_chunk = chunks;
+    chain.encode(text, c.start, c.ids, bpe, [&](std::size_t start) {
+      if (c.counts.size() < c.heads.size()) c.counts.push_back(c.ids.size());
+      // Skip chunks whose published starts this chain has passed without meeting them.
+      while (next < chunks && start > parts[next].heads.back()) ++next;
+      if (next == chunks || start < parts[next].start) return false;
+      const auto& heads = parts[next].heads;
+      const auto it = std::lower_bound(heads.begin(), heads.end(), start);
+      if (it == heads.end() || *it != start) return false;
+      c.stop_chunk = next;
+      c.stop_head = static_cast<std::size_t>(it - heads.begin());
+      return true;
+    });
+  });
+
+  std::size_t k = 0, skip = 0;
+  for (;;) {
+    const Chunk& c = parts[k];
+    out.insert(out.end(), c.ids.begin() + static_cast<std::ptrdiff_t>(skip), c.ids.end());
+    if (c.stop_chunk == chunks) return;
+    const Chunk& next = parts[c.stop_chunk];
+    if (c.stop_head >= next.counts.size()) {
+      encode_rest(next.heads[c.stop_head]);
+      return;
+    }
+    skip = next.counts[c.stop_head];
+    k = c.stop_chunk;
+  }
+}
+
+}  // namespace tokenizer::chunked
