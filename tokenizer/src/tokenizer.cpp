@@ -26,6 +26,9 @@ std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encode
 std::vector<Rank> Tokenizer::encode(std::string_view text, const SpecialTokenPolicy& policy,
                                     const Encoder& encoder) const {
   std::vector<const SpecialToken*> allowed;
+  // The disallowed special token that occurs first in the text, as tiktoken reports it.
+  const SpecialToken* first_disallowed = nullptr;
+  std::size_t first_disallowed_at = std::string_view::npos;
   for (const SpecialToken& s : vocabulary_.special_tokens()) {
     const bool is_allowed =
         policy.allow == SpecialTokenPolicy::Allow::all ||
@@ -34,9 +37,10 @@ std::vector<Rank> Tokenizer::encode(std::string_view text, const SpecialTokenPol
     if (is_allowed) {
       allowed.push_back(&s);
     } else if (policy.error_on_disallowed) {
-      if (const std::size_t at = text.find(s.text); at != std::string_view::npos) throw DisallowedSpecialToken(s.text, at);
+      if (const std::size_t at = text.find(s.text); at < first_disallowed_at) first_disallowed = &s, first_disallowed_at = at;
     }
   }
+  if (first_disallowed) throw DisallowedSpecialToken(first_disallowed->text, first_disallowed_at);
   if (allowed.empty()) return encode_ordinary(text, encoder);
 
   // Split at the leftmost allowed special token (the longest where several start there) and

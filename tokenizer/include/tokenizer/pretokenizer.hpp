@@ -25,25 +25,18 @@ class PreTokenizer {
   // Calls f(piece) for every piece in order; the pieces tile `text` exactly.
   template <class F>
   void for_each_piece(std::string_view text, F&& f) const {
-    if (kind_ == PatternKind::regex) {
-      std::size_t start = 0;
-      for (std::size_t end : regex_->piece_ends(text)) {
-        f(text.substr(start, end - start));
-        start = end;
-      }
-      return;
-    }
     scan_from(text, 0, [&](std::size_t start, std::size_t end) {
       f(text.substr(start, end - start));
       return true;
     });
   }
 
-  // The chain of pieces that starts at byte `from`, for the scanner-backed kinds (not regex).
-  // Calls f(start, end) for each piece until f returns false or the text ends, and returns the
-  // start of the piece it stopped at (or text.size()). A piece's end depends only on the text
-  // and its start (the patterns look ahead but never behind), so two chains that share one
-  // boundary share every boundary after it; the parallel encoder relies on this.
+  // The chain of pieces that starts at byte `from`. Calls f(start, end) for each piece until f
+  // returns false or the text ends, and returns the start of the piece it stopped at (or
+  // text.size()). For the scanner-backed kinds `from` may be any offset: a piece's end depends
+  // only on the text and its start (the patterns look ahead but never behind), so two chains
+  // that share one boundary share every boundary after it; the parallel encoder relies on this.
+  // The regex kind matches the whole text and takes only from == 0.
   template <class F>
   std::size_t scan_from(std::string_view text, std::size_t from, F&& f) const {
     switch (kind_) {
@@ -52,7 +45,13 @@ class PreTokenizer {
       case PatternKind::o200k: return scan_chain<scan_o200k>(text, from, f);
       case PatternKind::regex: break;
     }
-    throw std::logic_error("PreTokenizer::scan_from needs a scanner-backed pattern");
+    if (from != 0) throw std::logic_error("a regex pre-tokenizer scans only from the start of the text");
+    std::size_t start = 0;
+    for (const std::size_t end : regex_->piece_ends(text)) {
+      if (!f(start, end)) return start;
+      start = end;
+    }
+    return start;
   }
 
   std::vector<std::string_view> split(std::string_view text) const;

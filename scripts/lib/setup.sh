@@ -1,0 +1,88 @@
+# shellcheck shell=bash
+# Shared set-up of scripts/test and scripts/bench: Debian packages, CMake configure, build.
+# Sourced, not run. After sourcing: REPO_ROOT, BUILD_DIR (absolute), BUILD_TYPE and JOBS are set.
+#
+#   BUILD_DIR   build folder (default: build at the repository root; a relative path is taken
+#               from the current directory)
+#   BUILD_TYPE  CMake build type (default: Release)
+#   JOBS        parallel build and test jobs (default: nproc)
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
+[[ "$BUILD_DIR" == /* ]] || BUILD_DIR="$PWD/$BUILD_DIR"
+BUILD_TYPE="${BUILD_TYPE:-Release}"
+JOBS="${JOBS:-$(nproc)}"
+
+# Everything the project needs from Debian 12, the later OpenCL, SIMD and TBB parts included,
+# so that a machine set up once serves every target.
+DEBIAN_PACKAGES=(
+  build-essential cmake pkg-config
+  libicu-dev libgtest-dev googletest libbenchmark-dev
+  libxsimd-dev libtbb-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  xz-utils python3 python3-venv
+)
+
+# Runs a command with its output in LOG; on failure prints the log and the command to stderr
+# and returns the command's status.
+run_logged() {
+  local log="$1"
+  shift
+  local status=0
+  "$@" >"$log" 2>&1 || status=$?
+  if ((status != 0)); then
+    cat "$log" >&2
+    echo "error: '$*' failed with status $status (log: $log)" >&2
+  fi
+  return "$status"
+}
+
+missing_packages() {
+  local package
+  for package in "${DEBIAN_PACKAGES[@]}"; do
+    if [[ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" != "install ok installed" ]]; then
+      echo "$package"
+    fi
+  done
+}
+
+# Installs the missing packages with apt-get; prints nothing when none is missing.
+ensure_packages() {
+  if ! command -v dpkg-query >/dev/null; then
+    echo "note: not a Debian system; install the equivalents of ${DEBIAN_PACKAGES[*]} yourself" >&2
+    return 0
+  fi
+  local missing
+  mapfile -t missing < <(missing_packages)
+  ((${#missing[@]} > 0)) || return 0
+
+  local as_root=()
+  if ((EUID != 0)); then
+    if ! command -v sudo >/dev/null; then
+      echo "error: missing Debian packages and neither root nor sudo: ${missing[*]}" >&2
+      return 1
+    fi
+    as_root=(sudo)
+  fi
+  echo "Installing Debian packages: ${missing[*]}"
+  local log
+  log="$(mktemp "${TMPDIR:-/tmp}/tokbench-apt.XXXXXX.log")"
+  run_logged "$log" "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  run_logged "$log" "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+  rm -f "$log"
+}
+
+# Configures BUILD_DIR and builds the given targets (`all` for everything), logging to
+# BUILD_DIR/configure.log and BUILD_DIR/build.log. Compiler warnings are shown all the same:
+# the project is meant to build without any.
+configure_and_build() {
+  mkdir -p "$BUILD_DIR"
+  echo "Building $BUILD_DIR ($BUILD_TYPE, $JOBS jobs)"
+  run_logged "$BUILD_DIR/configure.log" cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
+  run_logged "$BUILD_DIR/build.log" cmake --build "$BUILD_DIR" --parallel "$JOBS" --target "$@"
+  if grep -q 'warning:' "$BUILD_DIR/build.log"; then
+    echo "Compiler warnings (without progress lines; full log: $BUILD_DIR/build.log):" >&2
+    grep -v '^\[ *[0-9]*%\]' "$BUILD_DIR/build.log" >&2 || true
+  fi
+}
