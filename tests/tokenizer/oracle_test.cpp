@@ -1,0 +1,127 @@
+// Every supported encoder, in every built-in encoding, gives exactly the oracle's ids (ICU pieces,
+// textbook BPE) on thousands of seeded random texts: ill-formed bytes, many scripts, the ASCII
+// alternatives of the patterns, and runs long enough for BytePairEncoder's heap path.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "encoder_cases.hpp"
+#include "oracle.hpp"
+#include "random_text.hpp"
+#include "test_data.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace tokenizer {
+namespace {
+
+using test::TextKind;
+
+// The oracle's ids for the shared texts of one kind in one encoding, computed once and then
+// compared with every encoder.
+const std::vector<std::vector<Rank>>& oracle_ids(const std::string& encoding, TextKind kind) {
+  static std::map<std::pair<std::string, TextKind>, std::vector<std::vector<Rank>>> cache;
+  auto [it, inserted] = cache.try_emplace({encoding, kind});
+  if (inserted) {
+    const test::Oracle oracle(test::tokenizer(encoding).vocabulary());
+    for (const std::string& text : test::shared_random_texts(kind)) it->second.push_back(oracle.encode(text));
+  }
+  return it->second;
+}
+
+struct Case {
+  std::string encoding;
+  const Encoder* encoder;
+  TextKind kind;
+
+  friend void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.encoding << "/" << c.encoder->name << "/" << test::text_kind_name(c.kind);
+  }
+};
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const std::string& encoding : Vocabulary::builtin_names())
+    for (const Encoder* encoder : supported_encoders())
+      for (const TextKind kind : test::kAllTextKinds) cases.push_back({encoding, encoder, kind});
+  return cases;
+}
+
+class OracleAgreement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OracleAgreement, EncodeOrdinaryMatchesOracle) {
+  const Case& c = GetParam();
+  const Tokenizer& tok = test::tokenizer(c.encoding);
+  const std::vector<std::string>& texts = test::shared_random_texts(c.kind);
+  const std::vector<std::vector<Rank>>& expected = oracle_ids(c.encoding, c.kind);
+  constexpr int kReportedFailures = 5;
+  int failures = 0;
+  for (std::size_t i = 0; i < texts.size() && failures < kReportedFailures; ++i) {
+    const std::vector<Rank> actual = tok.encode_ordinary(texts[i], *c.encoder);
+    if (actual == expected[i]) continue;
+    ++failures;
+    SCOPED_TRACE(test::text_kind_name(c.kind) + " text #" + std::to_string(i) + ": " + test::escaped_start(texts[i]));
+    test::expect_same_ids(expected[i], actual);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Random, OracleAgreement, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.encoding + "_" + std::string(info.param.encoder->name) + "_" +
+                                  test::text_kind_name(info.param.kind);
+                         });
+
+// All the shared texts back to back, about a megabyte: long enough for encoders that cut a text
+// into chunks, with pieces of every kind meeting at the seams.
+const std::string& concatenated_text() {
+  static const std::string text = [] {
+    std::string out;
+    for (const TextKind kind : test::kAllTextKinds)
+      for (const std::string& t : test::shared_random_texts(kind)) out += t;
+    return out;
+  }();
+  return text;
+}
+
+const std::vector<Rank>& concatenated_oracle_ids(const std::string& encoding) {
+  static std::map<std::string, std::vector<Rank>> cache;
+  auto [it, inserted] = cache.try_emplace(encoding);
+  if (inserted) it->second = test::Oracle(test::tokenizer(encoding).vocabulary()).encode(concatenated_text());
+  return it->second;
+}
+
+class OracleAgreementLarge : public ::testing::TestWithParam<test::EncodingAndEncoder> {};
+
+TEST_P(OracleAgreementLarge, ConcatenatedTextsMatchOracle) {
+  const test::EncodingAndEncoder& c = GetParam();
+  test::expect_same_ids(concatenated_oracle_ids(c.encoding),
+                        test::tokenizer(c.encoding).encode_ordinary(concatenated_text(), *c.encoder));
+}
+
+INSTANTIATE_TEST_SUITE_P(Random, OracleAgreementLarge, ::testing::ValuesIn(test::every_encoding_and_encoder()),
+                         test::encoding_and_encoder_name);
+
+class OracleSoundness : public ::testing::TestWithParam<std::string> {};
+
+// tiktoken encodes a piece that is itself a token as that token without merging; the oracle
+// always merges. The two agree because textbook BPE reaches every token of the built-in
+// vocabularies from its bytes, which this checks.
+TEST_P(OracleSoundness, TextbookBpeReachesEveryToken) {
+  const RankTable& ranks = test::tokenizer(GetParam()).vocabulary().ranks();
+  std::size_t tokens = 0;
+  for (Rank id = 0; id < ranks.rank_end(); ++id) {
+    if (!ranks.contains(id)) continue;
+    ++tokens;
+    const std::string_view bytes = ranks.bytes(id);
+    const std::vector<Rank> ids = test::textbook_bpe(bytes, ranks);
+    ASSERT_EQ(ids, std::vector<Rank>{id}) << "token " << id << " " << test::escaped(bytes);
+  }
+  EXPECT_EQ(tokens, ranks.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtin, OracleSoundness, ::testing::ValuesIn(Vocabulary::builtin_names()));
+
+}  // namespace
+}  // namespace tokenizer
