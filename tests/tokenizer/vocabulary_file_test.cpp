@@ -83,6 +83,18 @@ TEST_F(VocabularyFile, CrlfLineEndsAreAccepted) {
   EXPECT_EQ(v.ranks().bytes('\r'), "\r");
 }
 
+TEST_F(VocabularyFile, BlankLinesAreSkippedAsTiktokenDoes) {
+  std::vector<std::string> lines = TinyVocabulary::rank_lines();
+  lines.insert(lines.begin() + 10, "");
+  lines.push_back("");
+  const Vocabulary v = load(lines);
+  EXPECT_EQ(v.ranks().size(), 262u);
+  EXPECT_EQ(v.ranks().find("abcd"), 258u);
+  // Line numbers still count the blank line: rank 'A' now sits one line further down.
+  lines[kLineOfA] = "QQ== x";
+  expect_error([&] { load(lines); }, {ranks_file() + ":" + std::to_string(kLineOfA + 1) + ": ", "bad rank"});
+}
+
 TEST_F(VocabularyFile, LoadWithSpecGivenDirectly) {
   const std::string path = dir_.write("direct.tiktoken", TinyVocabulary::join(TinyVocabulary::rank_lines())).string();
   const Vocabulary v = Vocabulary::load(path, "direct", R"(\S+)", {{"<|x|>", 400}});
@@ -125,7 +137,10 @@ TEST_F(VocabularyFile, BadRankField) {
   expect_line_error(kLineOfA, "QQ== 6x", "bad rank \"6x\"");
   expect_line_error(kLineOfA, "QQ== -65", "bad rank \"-65\"");
   expect_line_error(kLineOfA, "QQ== 65 ", "bad rank \"65 \"");
-  expect_line_error(kLineAfterEnd, "eHl6 4294967295", "rank 4294967295 is too large");
+  expect_line_error(kLineAfterEnd, "eHl6 4294967295", "rank 4294967295 is too large (at most 16777215)");
+  // Legal as a number but would cost gigabytes of span table: refused, not allocated.
+  expect_line_error(kLineAfterEnd, "eHl6 4294967294", "rank 4294967294 is too large");
+  expect_line_error(kLineAfterEnd, "eHl6 16777216", "rank 16777216 is too large");
   expect_line_error(kLineAfterEnd, "eHl6 99999999999999999999999", "is too large");
 }
 
@@ -150,6 +165,8 @@ TEST_F(VocabularyFile, EveryByteNeedsARank) {
 
 TEST_F(VocabularyFile, MalformedSpecJson) {
   expect_spec_error("{\n  \"name\": \"tiny\",\n  \"pat_str\": \"\\\\S+\t\"\n}\n", {spec_file() + ":3: ", "control character"});
+  // A raw newline inside a string is reported on the line where it stands.
+  expect_spec_error("{\n  \"name\": \"tiny\",\n  \"pat_str\": \"\\\\S+\n\"\n}\n", {spec_file() + ":3: ", "control character"});
   expect_spec_error("{\n  \"name\": \"tiny\",\n  \"pat_str\": \"\\\\S+", {spec_file() + ":3: ", "unterminated string"});
   expect_spec_error("{\n  \"name\": \"tiny\"\n}\n", {spec_file(), "no \"pat_str\" key"});
   expect_spec_error("{\n  \"name\": \"tiny\",\n  \"pat_str\": \"\\q\"\n}\n", {spec_file() + ":3: ", "bad escape \\q"});

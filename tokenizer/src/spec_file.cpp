@@ -82,7 +82,10 @@ class JsonReader {
       if (pos_ >= text_.size()) fail("unterminated string");
       const char c = text_[pos_++];
       if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
+      if (static_cast<unsigned char>(c) < 0x20) {
+        --pos_;  // report the line the character is on, not the next one
+        fail("control character in string");
+      }
       if (c != '\\') {
         out += c;
         continue;

@@ -14,6 +14,10 @@ namespace tokenizer {
 
 namespace {
 
+// Ranks index a table of token spans, so a rank costs memory whether or not the ranks below it
+// are used: 2^24 allows vocabularies far beyond any published one at 128 MiB at most.
+constexpr std::uint64_t kMaxRank = (1u << 24) - 1;
+
 constexpr std::string_view kBuiltinNames[] = {"r50k_base", "cl100k_base", "o200k_base"};
 
 std::string read_file(const std::filesystem::path& path) {
@@ -57,6 +61,7 @@ RankTable parse_ranks(std::string_view text, const std::string& origin) {
     std::string_view line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;  // tiktoken's loader skips blank lines too
     // The message is built only on failure: this loop runs 200,000 times for o200k_base.
     auto fail = [&](const std::string& fault) {
       throw VocabularyError(origin + ":" + std::to_string(line_no) + ": " + fault);
@@ -70,7 +75,7 @@ RankTable parse_ranks(std::string_view text, const std::string& origin) {
     for (const char c : digits) {
       if (c < '0' || c > '9') fail("bad rank " + printable(digits));
       rank = rank * 10 + unsigned(c - '0');
-      if (rank >= kNoRank) fail("rank " + std::string(digits) + " is too large");
+      if (rank > kMaxRank) fail("rank " + std::string(digits) + " is too large (at most " + std::to_string(kMaxRank) + ")");
     }
     if (previous != kNoRank && rank == previous) fail("rank " + std::to_string(rank) + " repeated (ranks must increase)");
     if (previous != kNoRank && rank < previous)
