@@ -35,5 +35,8 @@ const Encoder& fastest_encoder();
 void encode_serial(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
 // Runs inline below 128 KiB; above, on all threads of the current TBB arena.
 void encode_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
+// The serial pipeline with a SIMD pre-tokenizer chosen for this CPU at run time.
+void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
+void encode_simd_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
 
 }  // namespace tokenizer

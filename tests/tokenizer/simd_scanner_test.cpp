@@ -1,0 +1,125 @@
+// Every SIMD piece scanner this CPU runs (not only the one dispatch picks) gives exactly the
+// scalar scanner's pieces, whatever the batch size.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "random_text.hpp"
+#include "simd/piece_batch_scanner.hpp"
+#include "test_data.hpp"
+#include "tokenizer/pretokenizer.hpp"
+
+namespace tokenizer {
+namespace {
+
+struct ScannerCase {
+  const simd::PieceBatchScanners* scanners;
+  PatternKind kind;
+  std::string_view pattern;
+
+  friend void PrintTo(const ScannerCase& c, std::ostream* os) { *os << c.scanners->isa << "/" << c.pattern; }
+};
+
+std::vector<ScannerCase> supported_cases() {
+  std::vector<ScannerCase> cases;
+  for (const simd::PieceBatchScanners& s : simd::all_piece_batch_scanners()) {
+    if (!s.is_supported()) continue;
+    cases.push_back({&s, PatternKind::r50k, kR50kPattern});
+    cases.push_back({&s, PatternKind::cl100k, kCl100kPattern});
+    cases.push_back({&s, PatternKind::o200k, kO200kPattern});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<ScannerCase>& info) {
+  static constexpr const char* kKinds[] = {"r50k", "cl100k", "o200k"};
+  return std::string(info.param.scanners->isa) + "_" + kKinds[static_cast<int>(info.param.kind)];
+}
+
+// Texts long enough to be read in 64-byte windows: the shared random texts joined in groups (so
+// every kind of piece meets window edges at every offset), the corpus, and runs of each ASCII
+// class whose lengths straddle the window size.
+std::vector<std::string> long_texts() {
+  std::vector<std::string> texts;
+  for (const test::TextKind kind : test::kAllTextKinds) {
+    const std::vector<std::string>& shorts = test::shared_random_texts(kind);
+    for (std::size_t i = 0; i < shorts.size(); i += 25) {
+      std::string joined;
+      for (std::size_t j = i; j < std::min(i + 25, shorts.size()); ++j) joined += shorts[j];
+      texts.push_back(std::move(joined));
+    }
+  }
+  for (const std::string& name : test::corpus_names()) texts.push_back(test::read_corpus(name));
+  const std::string units[] = {"a", "Z", "7", " ", "\n", "\r\n", "!", "/", "\t", "aB", "Ab", "\xC3\xA9"};
+  for (const std::string& unit : units) {
+    for (std::size_t n : {1, 2, 3, 4, 62, 63, 64, 65, 66, 127, 128, 129}) {
+      std::string text;
+      for (const std::string_view around : {"x ", " ", "1", "!\n", "A", "\xE2\x80\x83"}) {
+        text += around;
+        for (std::size_t k = 0; k < n; ++k) text += unit;
+      }
+      texts.push_back(text + text + text);  // also at other offsets from the window start
+    }
+  }
+  return texts;
+}
+
+const std::vector<std::string>& cached_long_texts() {
+  static const std::vector<std::string> texts = long_texts();
+  return texts;
+}
+
+// The chain of piece ends from 0, collected in batches of `batch`.
+std::vector<std::size_t> batch_chain(simd::ScanPiecesFn scan, std::string_view text, std::size_t batch) {
+  const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
+  std::vector<std::size_t> ends, buffer(batch);
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t n = scan(data, text.size(), pos, buffer.data(), batch);
+    if (n == 0 || n > batch) {
+      ADD_FAILURE() << "scan returned " << n << " pieces for a batch of " << batch;
+      break;
+    }
+    ends.insert(ends.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
+    pos = ends.back();
+  }
+  return ends;
+}
+
+class SimdScanner : public ::testing::TestWithParam<ScannerCase> {};
+
+TEST_P(SimdScanner, MatchesScalarScanner) {
+  const ScannerCase& c = GetParam();
+  const PreTokenizer scalar{c.pattern};
+  ASSERT_EQ(scalar.kind(), c.kind);
+  const simd::ScanPiecesFn scan = c.scanners->for_kind(c.kind);
+  for (const std::string& text : cached_long_texts()) {
+    std::vector<std::size_t> expected;
+    scalar.for_each_piece(text, [&](std::string_view piece) { expected.push_back(piece.data() + piece.size() - text.data()); });
+    for (const std::size_t batch : {1, 7, 16}) {
+      const std::vector<std::size_t> actual = batch_chain(scan, text, batch);
+      if (actual == expected) continue;
+      std::size_t i = 0;
+      while (i < actual.size() && i < expected.size() && actual[i] == expected[i]) ++i;
+      const std::size_t from = i == 0 ? 0 : expected[i - 1];
+      FAIL() << "batch " << batch << ": piece " << i << " starting at byte " << from << " ends at "
+             << (i < actual.size() ? std::to_string(actual[i]) : "none") << ", scalar says "
+             << (i < expected.size() ? std::to_string(expected[i]) : "none") << "; text from there: "
+             << test::escaped(std::string_view(text).substr(from, 80));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, SimdScanner, ::testing::ValuesIn(supported_cases()), case_name);
+
+TEST(SimdScanners, BaselineIsAlwaysSupported) {
+  const auto all = simd::all_piece_batch_scanners();
+  ASSERT_FALSE(all.empty());
+  EXPECT_STREQ(all.back().isa, "sse2");
+  EXPECT_TRUE(all.back().is_supported());
+  EXPECT_TRUE(simd::best_piece_batch_scanners().is_supported());
+  EXPECT_EQ(simd::best_piece_batch_scanners().for_kind(PatternKind::regex), nullptr);
+}
+
+}  // namespace
+}  // namespace tokenizer

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "tokenizer/pretokenizer.hpp"
+
+namespace tokenizer::simd {
+
+// Scans up to `max_pieces` pieces of the chain that starts at `pos` (pos < size) and writes
+// their ends to `ends`; returns how many (at least one). Exactly the pieces of the scalar
+// scanner for the same pattern: ASCII runs are classified 16, 32 or 64 bytes at a time, and
+// anything that needs Unicode properties is handed to the scalar scanner.
+using ScanPiecesFn = std::size_t (*)(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
+                                     std::size_t max_pieces);
+
+// One instruction set's scanners, one per scanner-backed pattern.
+struct PieceBatchScanners {
+  const char* isa;
+  bool (*is_supported)();  // whether this CPU (and OS) runs that instruction set
+  ScanPiecesFn r50k, cl100k, o200k;
+
+  // nullptr for PatternKind::regex.
+  ScanPiecesFn for_kind(PatternKind kind) const;
+};
+
+// Every compiled instruction set, widest first: avx512bw, avx2, sse2 (the x86-64 baseline).
+std::span<const PieceBatchScanners> all_piece_batch_scanners();
+// The widest one this CPU supports, chosen once.
+const PieceBatchScanners& best_piece_batch_scanners();
+
+}  // namespace tokenizer::simd

@@ -1,0 +1,54 @@
+#include "chunked_encoding.hpp"
+#include "simd/piece_batch_scanner.hpp"
+#include "tokenizer/encoder_registry.hpp"
+
+namespace tokenizer {
+
+namespace {
+
+// Chain encoder (see chunked_encoding.hpp) over the SIMD batch scanner: it scans a batch of
+// pieces ahead, prefetches their rank-table slots, then encodes them, so the table's cache
+// misses overlap instead of each stalling the loop in turn.
+struct SimdChain {
+  const PreTokenizer& pretokenizer;
+  const RankTable& ranks;
+  simd::ScanPiecesFn scan;
+
+  static constexpr std::size_t kBatch = 16;
+
+  template <class Stop>
+  std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
+                     Stop&& stop) const {
+    if (!scan) return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
+    std::size_t ends[kBatch];
+    std::size_t pos = from;
+    while (pos < text.size()) {
+      const std::size_t n = scan(data, text.size(), pos, ends, kBatch);
+      for (std::size_t j = 0, start = pos; j < n; start = ends[j++]) ranks.prefetch(data + start, ends[j] - start);
+      for (std::size_t j = 0; j < n; pos = ends[j++]) {
+        if (stop(pos)) return pos;
+        bpe.encode(text.substr(pos, ends[j] - pos), out);
+      }
+    }
+    return pos;
+  }
+};
+
+SimdChain simd_chain(const Tokenizer& tokenizer) {
+  return {tokenizer.pretokenizer(), tokenizer.vocabulary().ranks(),
+          simd::best_piece_batch_scanners().for_kind(tokenizer.pretokenizer().kind())};
+}
+
+}  // namespace
+
+void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
+  BytePairEncoder bpe(tokenizer.vocabulary().ranks());
+  simd_chain(tokenizer).encode(text, 0, out, bpe, [](std::size_t) { return false; });
+}
+
+void encode_simd_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
+  chunked::encode_in_chunks(tokenizer, text, out, simd_chain(tokenizer));
+}
+
+}  // namespace tokenizer
