@@ -1,7 +1,6 @@
 #include "tokenizer/byte_pair_encoder.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace tokenizer {
 
@@ -63,9 +62,9 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
 }
 
 // For long pieces (a megabyte of one letter is a single piece) the same merges in O(n log n):
-// parts form a linked list over byte offsets, candidate pairs sit in a min-heap keyed by
-// (rank << 32 | offset), so the lowest rank pops first and, among equal ranks, the leftmost,
-// exactly as the linear scan chooses. A heap entry is stale once its pair has changed; a pair
+// parts form a linked list over byte offsets and candidate pairs wait in a MergeQueue, which
+// gives the lowest rank first and, among equal ranks, the leftmost, exactly as the linear scan
+// chooses. A queued pair is stale once its pair has changed; a pair
 // starting at offset i only ever grows, so its rank can never return to an earlier value and
 // `pair_rank_[i] == rank` tells a live entry from a stale one.
 void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
@@ -75,27 +74,20 @@ void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, st
   next_.resize(size);
   prev_.resize(size);
   pair_rank_.resize(size);
-  heap_.clear();
+  queue_.clear();
   auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
     return end - begin <= max_token ? ranks.find(data + begin, end - begin) : kNoRank;
   };
-  auto push = [&](Rank rank, std::uint32_t at) {
-    heap_.push_back(std::uint64_t{rank} << 32 | at);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-  };
+  auto push = [&](Rank rank, std::uint32_t at) { queue_.push(rank, at); };
   for (std::uint32_t i = 0; i < n; ++i) {
     next_[i] = i + 1;
     prev_[i] = i - 1;  // wraps for i == 0; never read there
     pair_rank_[i] = i + 1 < n ? ranks.find(data + i, 2) : kNoRank;
-    if (pair_rank_[i] != kNoRank) heap_.push_back(std::uint64_t{pair_rank_[i]} << 32 | i);
+    if (pair_rank_[i] != kNoRank) push(pair_rank_[i], i);
   }
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    const std::uint64_t top = heap_.back();
-    heap_.pop_back();
-    const auto rank = static_cast<Rank>(top >> 32);
-    const auto i = static_cast<std::uint32_t>(top);
+  Rank rank;
+  std::uint32_t i;
+  while (queue_.pop(rank, i)) {
     if (pair_rank_[i] != rank) continue;
     const std::uint32_t j = next_[i], k = next_[j];  // merge [i, j) and [j, k)
     next_[i] = k;

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/merge_queue.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 
@@ -33,7 +34,7 @@ class BytePairEncoder {
   std::vector<std::uint32_t> next_;
   std::vector<std::uint32_t> prev_;
   std::vector<Rank> pair_rank_;
-  std::vector<std::uint64_t> heap_;
+  MergeQueue queue_;
 };
 
 }  // namespace tokenizer
