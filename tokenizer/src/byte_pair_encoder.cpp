@@ -19,8 +19,14 @@ void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
       return;
     }
   }
-  if (size <= kShortPiece) encode_short(data, size, out);
-  else encode_long(data, size, out);
+  if (size > kShortPiece) {
+    encode_long(data, size, out);
+    return;
+  }
+  if (cache_.lookup(piece, out)) return;
+  const std::size_t first = out.size();
+  encode_short(data, size, out);
+  if (++merged_pieces_ > kCacheAfter) cache_.store(piece, out.data() + first, out.size() - first);
 }
 
 // tiktoken's own loop: parts live in a small array; each round scans for the lowest-ranked

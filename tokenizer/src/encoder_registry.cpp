@@ -16,7 +16,7 @@ constexpr Encoder kEncoders[] = {
     {"serial", "one thread; hand-written scanner, then BPE per piece", always, false, encode_serial},
     {"parallel", "serial on all TBB threads: long texts cut into chunks, stitched exactly",
      always, true, encode_parallel},
-    {"simd", "one thread; ASCII classified 64 bytes at a time (AVX-512, AVX2 or SSE2), rank lookups prefetched",
+    {"simd", "one thread; ASCII classified 64 bytes at a time (AVX-512, AVX2 or SSE2) by a batch scanner",
      always, false, encode_simd},
     {"simd_parallel", "simd on all TBB threads, chunked and stitched as parallel is", always, true,
      encode_simd_parallel},

@@ -6,12 +6,12 @@ namespace tokenizer {
 
 namespace {
 
-// Chain encoder (see chunked_encoding.hpp) over the SIMD batch scanner: it scans a batch of
-// pieces ahead, prefetches their rank-table slots, then encodes them, so the table's cache
-// misses overlap instead of each stalling the loop in turn.
+// Chain encoder (see chunked_encoding.hpp) over the SIMD batch scanner: piece boundaries come
+// a batch at a time from the vector classifier, then each piece is encoded. (Prefetching the
+// batch's rank-table slots was measured and dropped: on real text the slots a document uses
+// are mostly cached already, and hashing every piece twice cost more than the misses it hid.)
 struct SimdChain {
   const PreTokenizer& pretokenizer;
-  const RankTable& ranks;
   simd::ScanPiecesFn scan;
 
   static constexpr std::size_t kBatch = 16;
@@ -25,7 +25,6 @@ struct SimdChain {
     std::size_t pos = from;
     while (pos < text.size()) {
       const std::size_t n = scan(data, text.size(), pos, ends, kBatch);
-      for (std::size_t j = 0, start = pos; j < n; start = ends[j++]) ranks.prefetch(data + start, ends[j] - start);
       for (std::size_t j = 0; j < n; pos = ends[j++]) {
         if (stop(pos)) return pos;
         bpe.encode(text.substr(pos, ends[j] - pos), out);
@@ -36,8 +35,7 @@ struct SimdChain {
 };
 
 SimdChain simd_chain(const Tokenizer& tokenizer) {
-  return {tokenizer.pretokenizer(), tokenizer.vocabulary().ranks(),
-          simd::best_piece_batch_scanners().for_kind(tokenizer.pretokenizer().kind())};
+  return {tokenizer.pretokenizer(), simd::best_piece_batch_scanners().for_kind(tokenizer.pretokenizer().kind())};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tokenizer/merge_queue.hpp"
+#include "tokenizer/piece_cache.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 
@@ -30,6 +31,11 @@ class BytePairEncoder {
   void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
 
   const RankTable* ranks_;
+  // Short pieces that needed merging, remembered once this encoder has merged kCacheAfter of
+  // them: a short text never pays for the cache, a long one reuses its frequent words.
+  static constexpr std::size_t kCacheAfter = 256;
+  std::size_t merged_pieces_ = 0;
+  PieceCache cache_;
   // Scratch for the heap path, indexed by byte offset in the piece.
   std::vector<std::uint32_t> next_;
   std::vector<std::uint32_t> prev_;

@@ -40,12 +40,6 @@ class RankTable {
       i = (i + 1) & mask_;
     }
   }
-  // Starts loading the slot where find(data, size) begins, so that a lookup issued a few pieces
-  // later does not wait on memory.
-  void prefetch(const std::uint8_t* data, std::size_t size) const {
-    if (size > max_token_size_ || slots_.empty()) return;
-    __builtin_prefetch(&slots_[hash(load_head(data, size), data, size) & mask_]);
-  }
   Rank find(std::string_view token) const {
     return find(reinterpret_cast<const std::uint8_t*>(token.data()), token.size());
   }

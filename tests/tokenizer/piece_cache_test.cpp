@@ -1,0 +1,66 @@
+// PieceCache answers only for the exact bytes it stored: never for another piece that lands in
+// the same slot, a prefix, or a piece too long to hold.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tokenizer/piece_cache.hpp"
+
+namespace tokenizer {
+namespace {
+
+TEST(PieceCache, HitsOnlyTheStoredBytes) {
+  PieceCache cache;
+  std::vector<Rank> out;
+  EXPECT_FALSE(cache.lookup("hello", out));  // nothing allocated yet
+  const Rank ids[] = {1, 2, 3};
+  cache.store("hello", ids, 3);
+  ASSERT_TRUE(cache.lookup("hello", out));
+  EXPECT_EQ(out, (std::vector<Rank>{1, 2, 3}));
+  out.clear();
+  EXPECT_FALSE(cache.lookup("hell", out));
+  EXPECT_FALSE(cache.lookup("hellp", out));
+  EXPECT_FALSE(cache.lookup(std::string("hello\0", 6), out));
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
+  // Store many distinct pieces; each lookup must give its own ids or miss, never another's.
+  PieceCache cache;
+  std::map<std::string, Rank> stored;
+  for (Rank i = 0; i < 3 * PieceCache::kEntries; ++i) {
+    std::string piece = "w";
+    piece += std::to_string(i * 7919);
+    cache.store(piece, &i, 1);
+    stored[piece] = i;
+  }
+  std::size_t hits = 0;
+  for (const auto& [piece, id] : stored) {
+    std::vector<Rank> out;
+    if (!cache.lookup(piece, out)) continue;
+    ++hits;
+    ASSERT_EQ(out, std::vector<Rank>{id}) << piece;
+  }
+  EXPECT_GT(hits, 0u);
+  EXPECT_LT(hits, stored.size());  // more pieces than slots: some were evicted
+}
+
+TEST(PieceCache, TooLongPiecesAndResultsAreNotStored) {
+  PieceCache cache;
+  std::vector<Rank> out;
+  const std::vector<Rank> many(PieceCache::kMaxIds + 1, 7);
+  const std::string long_piece(PieceCache::kMaxPiece + 1, 'x');
+  cache.store(long_piece, many.data(), 1);
+  cache.store("short", many.data(), many.size());
+  EXPECT_FALSE(cache.lookup(long_piece, out));
+  EXPECT_FALSE(cache.lookup("short", out));
+  const std::string longest(PieceCache::kMaxPiece, 'y');
+  cache.store(longest, many.data(), PieceCache::kMaxIds);
+  ASSERT_TRUE(cache.lookup(longest, out));
+  EXPECT_EQ(out.size(), PieceCache::kMaxIds);
+}
+
+}  // namespace
+}  // namespace tokenizer
