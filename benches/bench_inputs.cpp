@@ -4,12 +4,16 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace benches {
 
 namespace {
+
+constexpr std::size_t kDocumentBytes = 4096;
 
 std::string read_corpus(const std::string& name) {
   const auto path = tokenizer::Vocabulary::data_dir() / "corpus" / name;
@@ -18,6 +22,25 @@ std::string read_corpus(const std::string& name) {
   std::ostringstream s;
   s << in.rdbuf();
   return std::move(s).str();
+}
+
+// The longest run of whole lines of `text` that starts at `begin` (a line start) and has at
+// most kDocumentBytes bytes.
+std::string_view whole_lines(std::string_view text, std::size_t begin) {
+  const std::size_t last_newline = text.rfind('\n', begin + kDocumentBytes - 1);
+  if (last_newline == std::string_view::npos || last_newline < begin) {
+    throw std::runtime_error("benchmark input has a line longer than " + std::to_string(kDocumentBytes) +
+                             " bytes at offset " + std::to_string(begin));
+  }
+  return text.substr(begin, last_newline + 1 - begin);
+}
+
+// The first line start at or after `offset`.
+std::size_t line_start_from(std::string_view text, std::size_t offset) {
+  if (offset == 0) return 0;
+  const std::size_t newline = text.find('\n', offset - 1);
+  if (newline == std::string_view::npos) throw std::runtime_error("benchmark input has no line after the offset");
+  return newline + 1;
 }
 
 }  // namespace
@@ -29,16 +52,65 @@ std::string_view short_text() {
 }
 
 std::string_view medium_text() {
-  static const std::string text = [] {
-    const std::string_view all = long_text();
-    return std::string(all.substr(0, all.rfind('\n', 4096) + 1));
-  }();
-  return text;
+  return batch_documents().front();
 }
 
 std::string_view long_text() {
   static const std::string text = read_corpus("en_shakespeare.txt");
   return text;
+}
+
+std::string_view multilingual_text() {
+  static const std::string text = [] {
+    std::string all;
+    for (const char* name : {"udhr_arb.txt", "udhr_cmn_hans.txt", "udhr_eng.txt", "udhr_hin.txt", "udhr_jpn.txt",
+                             "udhr_rus.txt"}) {
+      all += read_corpus(name);
+    }
+    return all;
+  }();
+  return text;
+}
+
+std::string_view adversarial_letters() {
+  static const std::string text(kAdversarialBytes, 'a');
+  return text;
+}
+
+std::string_view adversarial_digits() {
+  static const std::string text(kAdversarialBytes, '7');
+  return text;
+}
+
+std::string_view adversarial_spaces() {
+  static const std::string text(kAdversarialBytes, ' ');
+  return text;
+}
+
+std::string_view adversarial_base64() {
+  static const std::string text = [] {
+    static constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static_assert(alphabet.size() == 64);
+    // The engine's output sequence is fixed by the standard; a distribution's is not, hence
+    // the plain shift.
+    std::mt19937 gen(1);
+    std::string s(kAdversarialBytes, '\0');
+    for (char& c : s) c = alphabet[gen() >> 26];
+    return s;
+  }();
+  return text;
+}
+
+std::span<const std::string_view> batch_documents() {
+  static const std::vector<std::string_view> documents = [] {
+    const std::string_view corpus = long_text();
+    const std::size_t stride = corpus.size() / kBatchDocuments;
+    std::vector<std::string_view> all;
+    all.reserve(kBatchDocuments);
+    for (std::size_t i = 0; i < kBatchDocuments; ++i) all.push_back(whole_lines(corpus, line_start_from(corpus, i * stride)));
+    return all;
+  }();
+  return documents;
 }
 
 const tokenizer::Tokenizer& tokenizer_for(const std::string& encoding) {
