@@ -19,7 +19,9 @@ struct SimdChain {
   template <class Stop>
   std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                      Stop&& stop) const {
-    if (!scan) return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
+    // Without a scanner (a regex pattern) or a full window of text, the scalar chain is all there is.
+    if (!scan || text.size() - from < simd::kWindowBytes)
+      return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
     std::size_t ends[kBatch];
     std::size_t pos = from;

@@ -12,6 +12,10 @@ namespace tokenizer::simd {
 // their ends to `ends`; returns how many (at least one). Exactly the pieces of the scalar
 // scanner for the same pattern: ASCII runs are classified 16, 32 or 64 bytes at a time, and
 // anything that needs Unicode properties is handed to the scalar scanner.
+// The scanners classify text in windows of this many bytes; a text shorter than one window is
+// scanned by the scalar scanner alone.
+inline constexpr std::size_t kWindowBytes = 64;
+
 using ScanPiecesFn = std::size_t (*)(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                                      std::size_t max_pieces);
 

@@ -17,7 +17,7 @@ namespace {
 using Arch = TOKENIZER_SIMD_ARCH;
 using Bytes = xsimd::batch<std::uint8_t, Arch>;
 
-constexpr std::size_t kWindow = 64;
+constexpr std::size_t kWindow = kWindowBytes;
 
 // One bit per byte lane. The branch is chosen by the flags this file is compiled with.
 inline std::uint64_t bits(xsimd::batch_bool<std::uint8_t, Arch> b) {
