@@ -40,8 +40,8 @@ struct ScalarChain {
 // First byte at or after `pos` that starts a line, or else a code point, so that a chunk's
 // guessed chain start is likely to be a real piece boundary (correctness does not depend on it).
 inline std::size_t chunk_start_near(std::string_view text, std::size_t pos) {
-  const std::size_t newline = text.find('\n', pos);
-  if (newline != std::string_view::npos && newline - pos < 4096) return newline + 1;
+  const std::size_t newline = text.substr(pos, 4096).find('\n');
+  if (newline != std::string_view::npos) return pos + newline + 1;
   while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
   return pos;
 }

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <iterator>
 
-#include "tokenizer/byte_pair_encoder.hpp"
-#include "tokenizer/tokenizer.hpp"
 
 namespace tokenizer {
 
@@ -24,11 +22,6 @@ constexpr Encoder kEncoders[] = {
 
 }  // namespace
 
-void encode_serial(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
-  BytePairEncoder bpe(tokenizer.vocabulary().ranks());
-  tokenizer.pretokenizer().for_each_piece(text, [&](std::string_view piece) { bpe.encode(piece, out); });
-}
-
 std::span<const Encoder> all_encoders() { return kEncoders; }
 
 std::vector<const Encoder*> supported_encoders() {
@@ -43,6 +36,10 @@ const Encoder* find_encoder(std::string_view name) {
   return it == std::end(kEncoders) ? nullptr : &*it;
 }
 
-const Encoder& fastest_encoder() { return *supported_encoders().back(); }
+const Encoder& fastest_encoder() {
+  // The default argument of every encode call: chosen once, not per call.
+  static const Encoder& fastest = *supported_encoders().back();
+  return fastest;
+}
 
 }  // namespace tokenizer
