@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ std::string repeated(std::string_view unit, std::size_t bytes) {
   return out;
 }
 
+// Random base64 without padding or line breaks, as the adversarial benchmark uses.
+std::string base64_text(std::size_t bytes) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::mt19937 gen(1);
+  std::string out(bytes, ' ');
+  for (char& c : out) c = kAlphabet[gen() >> 26];
+  return out;
+}
+
 // Inputs over the parallel threshold. The single-character megabytes are one piece each, longer
 // than any chunk, so chunk chains cannot meet and the stitch must finish serially; the random
 // concatenations put every kind of piece across chunk starts.
@@ -35,6 +45,7 @@ std::vector<LargeInput> large_inputs() {
       {"spaces", std::string(1 << 20, ' ')},
       {"newlines", repeated("\n\n \r\n", 1 << 19)},
       {"words_and_giant_pieces", repeated("Some words, then " + std::string(70000, 'x') + " and more.\n", 1 << 20)},
+      {"base64", base64_text(1 << 20)},
   };
   test::RandomText random(2024);
   for (const test::TextKind kind : test::kAllTextKinds) {
