@@ -1,0 +1,143 @@
+"""The command line of scripts/compare."""
+
+import argparse
+import sys
+
+from .benchmark_run import load_benchmark_run
+from .comparison_report import compare_runs
+from .machine_fingerprint import FINGERPRINT_FIELDS
+from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
+from .minimum_effects import DEFAULT_MINIMUM_EFFECTS, parse_minimum_effect
+from .report_rendering import render_report
+from .speedup_ratios import SPEEDUP_RATIOS
+from .unusable_input import UnusableInput
+
+PROGRAM = "scripts/compare"
+EXIT_NO_REGRESSION = 0
+EXIT_REGRESSION = 1
+EXIT_UNUSABLE_INPUT = 2
+
+DESCRIPTION = """\
+Compares two runs of build/benches (Google Benchmark JSON, --benchmark_out=FILE
+--benchmark_out_format=json) and tells, per benchmark, whether CURRENT is slower, faster or the
+same as BASELINE. Make both with the same filter, with --benchmark_repetitions=5 or more and
+without --benchmark_report_aggregates_only (the test needs one row per repetition), best with
+--benchmark_enable_random_interleaving=true (slow phases of a busy machine then spread over all
+benchmarks instead of hitting a few).
+
+Benchmarks pair up by name. A benchmark whose name ends in /real_time is timed by the wall clock
+(its real_time), the others by CPU time (cpu_time). Per benchmark: the medians of the
+repetitions, their relative change, and the two-sided Mann-Whitney U test of the repetitions
+(exact up to {exact} per side, normal approximation with tie correction above). The verdict is
+`slower` only if p < ALPHA and the median got slower by more than the minimum effect of the
+benchmark; `faster` likewise; else `same`.
+
+Speedup ratios carry over between machines. Within one run, for each family (FAMILY/MEMBER) that
+has both members of a pair CANDIDATE/REFERENCE, the speedup of repetition i is
+time(REFERENCE)_i / time(CANDIDATE)_i. The pairs:
+  {ratios}
+Baseline and current speedups are compared the same way, against the larger minimum effect of
+their two benchmarks; a speedup that fell is `slower`.
+
+Either the times or the speedups gate, never both. Runs on one machine, as told by these fields
+of the JSON context (a field missing from either file is not compared):
+  {fields}
+are gated by their times; their speedups are information (a speedup also falls when its
+reference gets faster, which is no regression). If a field differs, it is printed and only the
+speedups gate; --ratios-only does the same for runs on one machine."""
+
+EPILOG = """\
+default minimum effects (PATTERN=PCT, the last matching rule wins):
+{effects}
+  Measured: 6 runs of one build on the shared 2-core VM of this project, compared pairwise.
+  Medians of identical code moved by 11% (median; 1 in 10 by over 25%) single-threaded, by 16%
+  (1 in 10 by over 44%) multi-threaded; a whole run shifting at once makes some of these moves
+  significant, so the minimum effect is what stops them. On a quiet machine lower them, e.g.
+  --min-effect '*=3'. PATTERN is an fnmatch glob on the benchmark name (* also matches /);
+  rules given later override earlier ones and the defaults.
+
+exit status:
+  0  nothing that gates got slower
+  1  a regression: the tables are printed all the same, the regressions listed last
+  2  unusable input, with a message for each problem: a file missing, unreadable, not JSON or
+     not Google Benchmark JSON; a benchmark that reported an error; a benchmark on one side only
+     (with the likely new name); too few repetitions; no benchmark in common"""
+
+
+def main(argv=None):
+    arguments = _parse_arguments(argv)
+    problems = []
+    runs = []
+    for path in (arguments.baseline, arguments.current):
+        try:
+            runs.append(load_benchmark_run(path))
+        except UnusableInput as error:
+            problems += error.messages
+    if not problems:
+        try:
+            report = compare_runs(*runs, arguments.alpha,
+                                  DEFAULT_MINIMUM_EFFECTS + tuple(arguments.min_effect),
+                                  arguments.min_repetitions, arguments.ratios_only)
+        except UnusableInput as error:
+            problems += error.messages
+    if problems:
+        for problem in problems:
+            print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE_INPUT
+    print(render_report(report, arguments.markdown))
+    return EXIT_REGRESSION if report.regressions() else EXIT_NO_REGRESSION
+
+
+def _parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description=DESCRIPTION.format(
+            exact=EXACT_MAX_PER_SIDE,
+            ratios=", ".join(f"{ratio.candidate}/{ratio.reference}" for ratio in SPEEDUP_RATIOS),
+            fields=", ".join(FINGERPRINT_FIELDS)),
+        epilog=EPILOG.format(effects="\n".join(
+            f"  {rule.pattern + '=' + format(rule.percent, 'g'):<28} {rule.reason}"
+            for rule in DEFAULT_MINIMUM_EFFECTS)),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("baseline", metavar="BASELINE.json", help="the run to compare against")
+    parser.add_argument("current", metavar="CURRENT.json", help="the run under test")
+    parser.add_argument("--markdown", action="store_true",
+                        help="GitHub markdown tables instead of aligned text")
+    parser.add_argument("--alpha", type=_probability, default=0.05,
+                        help="significance level: a change counts only if p < ALPHA, i.e. if "
+                        "repetitions this far apart would come from one unchanged program less "
+                        "often than that (default: %(default)s)")
+    parser.add_argument("--min-effect", metavar="PATTERN=PCT", type=_minimum_effect,
+                        action="append", default=[],
+                        help="smallest change in percent of the baseline median that counts for "
+                        "the benchmarks matching PATTERN; repeatable (defaults below)")
+    parser.add_argument("--ratios-only", action="store_true",
+                        help="gate on the speedup ratios only; changes of times are information")
+    parser.add_argument("--min-repetitions", type=int, default=5,
+                        help="fewest repetitions per benchmark and run: with 5 against 5 the "
+                        "smallest possible p is 2/252 = 0.008, with 4 it is 0.029 and with 3 "
+                        "0.1, which could never be significant (default: %(default)s)")
+    arguments = parser.parse_args(argv)
+    floor = smallest_p_value(arguments.min_repetitions, arguments.min_repetitions)
+    if arguments.min_repetitions < 1 or floor >= arguments.alpha:
+        parser.error(f"--min-repetitions {arguments.min_repetitions}: with so few repetitions "
+                     f"no p-value can be below --alpha {arguments.alpha} (the smallest is "
+                     f"{floor:.3g}), so no change could ever be flagged")
+    return arguments
+
+
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def _minimum_effect(text):
+    try:
+        return parse_minimum_effect(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

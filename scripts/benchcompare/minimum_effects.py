@@ -1,0 +1,54 @@
+"""The smallest change of a median that counts, per benchmark: the noise floor of the machine.
+
+Rules are fnmatch globs on the benchmark name (`*` also matches `/`); the last rule that matches
+a name wins, so rules given on the command line, which come after the defaults, override them.
+"""
+
+import fnmatch
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MinimumEffect:
+    pattern: str
+    percent: float
+    reason: str = "given with --min-effect"
+
+
+# Measured on the shared 2-core VM of this project (neighbour VMs and other jobs): 6 runs of
+# `build/benches --benchmark_filter=encod --benchmark_repetitions=5 --benchmark_min_time=0.2
+# --benchmark_enable_random_interleaving=true` of one build, compared pairwise (15 pairs). Among
+# the medians that moved with p < 0.05 (false alarms before this floor):
+# - single-threaded (CPU time): 3 of 210 comparisons, all by 26-28%; below that, a higher floor
+#   removes none, so the floor stays at the 10% a real regression should be caught at;
+# - adversarial inputs (1 MiB, a few iterations per repetition): 4 of 120, by 10-30%;
+# - multi-threaded (wall clock, which also waits for cores a neighbour holds): 25 of 390, most
+#   by 35-165%; no floor below 100% stops them, 30% stops the smaller ones.
+DEFAULT_MINIMUM_EFFECTS = (
+    MinimumEffect("*", 10.0, "single-threaded: CPU time"),
+    MinimumEffect("adversarial_encoding/*", 20.0, "1 MiB adversarial inputs"),
+    MinimumEffect("*/real_time", 30.0, "multi-threaded: wall clock"),
+)
+
+
+def parse_minimum_effect(text):
+    """PATTERN=PCT, e.g. 'long_encoding/*=5'; raises ValueError saying what is wrong."""
+    pattern, equals, percent_text = text.rpartition("=")
+    if not equals or not pattern:
+        raise ValueError(f"{text!r} is not PATTERN=PCT (e.g. 'long_encoding/*=5')")
+    try:
+        percent = float(percent_text.rstrip("%"))
+    except ValueError:
+        raise ValueError(f"{text!r}: {percent_text!r} is not a number of percent") from None
+    if not (math.isfinite(percent) and percent >= 0):
+        raise ValueError(f"{text!r}: the percentage must be a number of at least 0")
+    return MinimumEffect(pattern, percent)
+
+
+def minimum_effect_for(name, rules):
+    """The fraction of its baseline median a change of benchmark NAME must exceed."""
+    matching = [rule for rule in rules if fnmatch.fnmatchcase(name, rule.pattern)]
+    if not matching:
+        raise ValueError(f"no minimum-effect rule matches {name}")
+    return matching[-1].percent / 100

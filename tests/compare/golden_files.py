@@ -1,0 +1,33 @@
+"""The golden inputs of data/ (described in data/README.md), and variants of them that tests
+write to a temporary folder."""
+
+import json
+from pathlib import Path
+
+from repository import GOLDEN_DIR
+
+
+def golden_path(name):
+    return str(GOLDEN_DIR / name)
+
+
+def read_golden(name):
+    with open(GOLDEN_DIR / name, encoding="utf-8") as file:
+        return json.load(file)
+
+
+def write_document(directory, name, document):
+    """Writes DOCUMENT as JSON to DIRECTORY/NAME; returns the path."""
+    path = Path(directory) / name
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    return str(path)
+
+
+def iteration_rows(document, run_name):
+    return [row for row in document["benchmarks"]
+            if row["run_name"] == run_name and row["run_type"] == "iteration"]
+
+
+def timed_value(row):
+    """The time the comparison uses: real_time for wall-clock benchmarks, else cpu_time."""
+    return row["real_time"] if row["run_name"].endswith("/real_time") else row["cpu_time"]

@@ -1,0 +1,285 @@
+"""scripts/compare run as a child process on the golden files: verdicts, exit status, output."""
+
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from golden_files import golden_path, read_golden, write_document
+from repository import COMPARE_SCRIPT
+
+# The golden baseline spreads its repetitions by +-2%, as a quiet machine does, so 5% is that
+# machine's limit; the default of 10% is the noise floor of the shared VM.
+QUIET_MACHINE = ["--min-effect", "*=5"]
+
+BENCHMARK_NAMES = [
+    "short_encoding/serial",
+    "short_encoding/parallel/real_time",
+    "short_encoding/simd",
+    "short_encoding/simd_parallel/real_time",
+    "adversarial_encoding/digits/serial",
+    "adversarial_encoding/digits/simd",
+]
+RATIO_NAMES = [
+    "short_encoding simd/serial",
+    "short_encoding parallel/serial",
+    "short_encoding simd_parallel/simd",
+    "adversarial_encoding/digits simd/serial",
+]
+
+
+def run_compare(*arguments):
+    return subprocess.run([sys.executable, str(COMPARE_SCRIPT), *arguments],
+                          capture_output=True, text=True, check=False)
+
+
+def verdicts(output):
+    """Name -> verdict column of every row of both text tables."""
+    found = {}
+    for line in output.splitlines():
+        match = re.match(r"(\S+(?: \S+/\S+)?)\s+\S+ \w+\s+\S+ \w+\s+[-+][\d.]+%\s+[\d.]+%\s+"
+                         r"\S+\s+(.+)$", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    for line in output.splitlines():
+        match = re.match(r"(\S+ \S+/\S+)\s+[\d.]+x\s+[\d.]+x\s+[-+][\d.]+%\s+[\d.]+%\s+\S+\s+(.+)$",
+                         line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+class VerdictTest(unittest.TestCase):
+    def compare(self, current, *options, expected_status):
+        result = run_compare(golden_path("baseline.json"), golden_path(current), *options)
+        self.assertEqual(result.returncode, expected_status, result.stdout + result.stderr)
+        self.assertEqual(result.stderr, "")
+        found = verdicts(result.stdout)
+        self.assertEqual(list(found), BENCHMARK_NAMES + RATIO_NAMES, result.stdout)
+        return result.stdout, found
+
+    def test_identical_runs_are_the_same(self):
+        output, found = self.compare("baseline.json", expected_status=0)
+        self.assertEqual(set(found.values()), {"same"})
+        self.assertIn("Summary: no regression; 6 benchmarks: 0 slower, 0 faster, 6 same; "
+                      "4 speedup ratios: 0 slower, 0 faster, 4 same (information).", output)
+        self.assertNotIn("Regressions", output)
+
+    def test_ten_percent_slower_is_slower(self):
+        output, found = self.compare("slower.json", *QUIET_MACHINE, expected_status=1)
+        self.assertEqual(found["short_encoding/serial"], "slower")
+        self.assertEqual([name for name, verdict in found.items() if verdict != "same"],
+                         ["short_encoding/serial", "short_encoding simd/serial",
+                          "short_encoding parallel/serial"])
+        # simd and parallel are now faster relative to serial: information on one machine.
+        self.assertEqual(found["short_encoding simd/serial"], "faster (info)")
+        self.assertTrue(output.endswith(
+            "Regressions:\n  short_encoding/serial: +10.0% (limit 5%, p = 0.0079)\n"), output)
+
+    def test_ten_percent_slower_is_at_the_default_limit(self):
+        output, found = self.compare("slower.json", expected_status=0)
+        self.assertEqual(found["short_encoding/serial"], "same")
+        self.assertRegex(output, r"short_encoding/serial +411.7 ns +452.9 ns +\+10.0% +10% "
+                                 r"+0.0079 +same")
+
+    def test_ten_percent_faster_is_faster(self):
+        output, found = self.compare("faster.json", *QUIET_MACHINE, expected_status=0)
+        self.assertEqual(found["short_encoding/serial"], "faster")
+        # A faster reference lowers the speedups over it; no regression on the same machine.
+        self.assertEqual(found["short_encoding simd/serial"], "slower (info)")
+        self.assertIn("Summary: no regression;", output)
+
+    def test_noise_is_the_same(self):
+        output, found = self.compare("noise.json", expected_status=0)
+        self.assertEqual(set(found.values()), {"same"})
+        # The medians moved by more than the limit; the overlapping repetitions decide.
+        self.assertRegex(output, r"short_encoding/serial .* \+13.0% +10% +0.4524 +same")
+        self.assertRegex(output, r"short_encoding/simd .* -12.9% +10% +0.5952 +same")
+
+    def test_other_machine_gates_on_ratios(self):
+        output, found = self.compare("other_machine.json", expected_status=1)
+        self.assertTrue(output.startswith(
+            "Speedup ratios gate (the machines differ); changes of times are information.\n"
+            "  num_cpus: 2 -> 16\n"
+            "  mhz_per_cpu: 2445 -> 3600\n"
+            "  caches: L1 Data 32 KiB, L1 Instruction 32 KiB, L2 Unified 512 KiB, L3 Unified "
+            "32 MiB (shared by 2) -> L1 Data 32 KiB, L1 Instruction 32 KiB, L2 Unified 512 KiB, "
+            "L3 Unified 64 MiB (shared by 2)\n"
+            "  simd_isa: avx2 -> avx512\n"), output)
+        self.assertEqual(found["short_encoding/serial"], "faster (info)")
+        self.assertEqual(found["short_encoding simd_parallel/simd"], "slower")
+        self.assertEqual([name for name, verdict in found.items() if verdict == "slower"],
+                         ["short_encoding simd_parallel/simd"])
+        self.assertTrue(output.endswith(
+            "Regressions:\n  short_encoding simd_parallel/simd: -37.5% (limit 30%, p = 0.0079)\n"),
+            output)
+
+    def test_slower_times_on_another_machine_do_not_gate(self):
+        result = run_compare(golden_path("other_machine.json"), golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 0, result.stdout)
+        found = verdicts(result.stdout)
+        self.assertEqual(found["short_encoding/serial"], "slower (info)")
+        self.assertEqual(found["short_encoding simd_parallel/simd"], "faster")
+
+    def test_ratios_only(self):
+        output, found = self.compare("slower.json", "--ratios-only", *QUIET_MACHINE,
+                                     expected_status=0)
+        self.assertTrue(output.startswith(
+            "Speedup ratios gate (--ratios-only); changes of times are information.\n\n"))
+        self.assertEqual(found["short_encoding/serial"], "slower (info)")
+        self.assertEqual(found["short_encoding simd/serial"], "faster")
+
+    def test_ratio_regression_with_ratios_only(self):
+        _, found = self.compare("faster.json", "--ratios-only", *QUIET_MACHINE,
+                                expected_status=1)
+        self.assertEqual(found["short_encoding simd/serial"], "slower")
+        self.assertEqual(found["short_encoding/serial"], "faster (info)")
+
+
+class MarkdownTest(unittest.TestCase):
+    def test_tables_summary_and_regressions(self):
+        result = run_compare(golden_path("baseline.json"), golden_path("slower.json"),
+                             "--markdown", *QUIET_MACHINE)
+        self.assertEqual(result.returncode, 1)
+        sections = result.stdout.rstrip("\n").split("\n\n")
+        self.assertEqual(len(sections), 5, result.stdout)
+        note, times, ratios, summary, regressions = sections
+        self.assertEqual(note, "**Times gate (same machine fingerprint); speedup ratios are "
+                               "information.**")
+        for table, title, names in ((times, "benchmark", BENCHMARK_NAMES),
+                                    (ratios, "speedup", RATIO_NAMES)):
+            lines = table.splitlines()
+            self.assertEqual(lines[0], f"| {title} | baseline | current | change | limit | p | "
+                                       "verdict |")
+            self.assertEqual(lines[1], "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |")
+            self.assertEqual([line.split(" | ")[0] for line in lines[2:]],
+                             [f"| `{name}`" for name in names])
+            for line in lines[2:]:
+                self.assertEqual(line.count(" | "), 6, line)
+                self.assertTrue(line.startswith("| ") and line.endswith(" |"), line)
+        self.assertIn("| `short_encoding/serial` | 411.7 ns | 452.9 ns | +10.0% | 5% | 0.0079 | "
+                      "**slower** |", times)
+        self.assertTrue(summary.startswith("**Summary:** 1 regression;"))
+        self.assertEqual(regressions, "**Regressions:**\n"
+                                      "- `short_encoding/serial`: +10.0% (limit 5%, p = 0.0079)")
+
+
+class UnusableInputTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+
+    def assert_unusable(self, arguments, *messages):
+        result = run_compare(*arguments)
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertEqual(result.stdout, "")
+        self.assertEqual(result.stderr.splitlines(),
+                         [f"scripts/compare: error: {message}" for message in messages])
+
+    def baseline_variant(self, change):
+        document = read_golden("baseline.json")
+        change(document)
+        return write_document(self.directory.name, "variant.json", document)
+
+    def test_missing_file(self):
+        missing = f"{self.directory.name}/missing.json"
+        self.assert_unusable([golden_path("baseline.json"), missing],
+                             f"cannot read {missing}: No such file or directory")
+
+    def test_problems_of_both_files(self):
+        missing = f"{self.directory.name}/missing.json"
+        truncated = golden_path("truncated.json")
+        self.assert_unusable([missing, truncated],
+                             f"cannot read {missing}: No such file or directory",
+                             f"{truncated} is not valid JSON: Expecting property name enclosed "
+                             "in double quotes at line 5 column 1")
+
+    def test_not_google_benchmark_json(self):
+        path = golden_path("not_google_benchmark.json")
+        self.assert_unusable([golden_path("baseline.json"), path],
+                             f'{path} is not Google Benchmark JSON: it has no "benchmarks" list')
+
+    def test_benchmark_error(self):
+        path = golden_path("error_occurred.json")
+        self.assert_unusable([path, golden_path("baseline.json")],
+                             f"{path}: benchmark long_encoding/serial reported an error: "
+                             '"cannot open data/corpus/en_shakespeare.txt"')
+
+    def test_aggregates_only(self):
+        path = golden_path("aggregates_only.json")
+        message = (f"{path} holds only aggregate rows (_mean, _median, ...), as "
+                   "--benchmark_report_aggregates_only writes them: the test needs one row per "
+                   "repetition; run build/benches with --benchmark_repetitions=5 (or more) and "
+                   "without --benchmark_report_aggregates_only")
+        self.assert_unusable([path, path], message, message)
+
+    def test_renamed_benchmark(self):
+        def rename(document):
+            for row in document["benchmarks"]:
+                if row["run_name"] == "short_encoding/simd":
+                    row["name"] = row["run_name"] = "short_encoding/simd_avx2"
+        baseline = golden_path("baseline.json")
+        variant = self.baseline_variant(rename)
+        self.assert_unusable(
+            [baseline, variant],
+            f"short_encoding/simd is only in {baseline} (renamed? {variant} has "
+            "short_encoding/simd_avx2)",
+            f"short_encoding/simd_avx2 is only in {variant} (renamed? {baseline} has "
+            "short_encoding/simd)")
+
+    def test_too_few_repetitions(self):
+        def keep_three(document):
+            document["benchmarks"] = [row for row in document["benchmarks"]
+                                      if row.get("repetition_index", 0) < 3]
+        variant = self.baseline_variant(keep_three)
+        rerun = ("run build/benches with --benchmark_repetitions=5 (or more) and without "
+                 "--benchmark_report_aggregates_only")
+        self.assert_unusable(
+            [golden_path("baseline.json"), variant],
+            *[f"{variant}: {name} has 3 repetitions, fewer than --min-repetitions 5; {rerun}"
+              for name in BENCHMARK_NAMES])
+        lowered = run_compare(golden_path("baseline.json"), variant, "--min-repetitions", "3",
+                              "--alpha", "0.2")
+        self.assertEqual(lowered.returncode, 0, lowered.stderr)
+
+    def test_no_benchmark_in_common(self):
+        def empty(document):
+            document["benchmarks"] = []
+        variant = self.baseline_variant(empty)
+        self.assert_unusable([variant, variant],
+                             f"no benchmark is in both {variant} (0 benchmarks) and {variant} "
+                             "(0): nothing to compare")
+
+
+class ArgumentTest(unittest.TestCase):
+    def assert_usage_error(self, arguments, message):
+        result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"),
+                             *arguments)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(message, result.stderr)
+
+    def test_bad_minimum_effect(self):
+        self.assert_usage_error(["--min-effect", "long_encoding"],
+                                "'long_encoding' is not PATTERN=PCT")
+
+    def test_bad_alpha(self):
+        self.assert_usage_error(["--alpha", "1.5"], "1.5 is not between 0 and 1")
+
+    def test_repetitions_too_few_to_ever_be_significant(self):
+        self.assert_usage_error(["--min-repetitions", "3"],
+                                "--min-repetitions 3: with so few repetitions no p-value can be "
+                                "below --alpha 0.05 (the smallest is 0.1)")
+
+    def test_help_states_defaults_and_their_origin(self):
+        result = run_compare("--help")
+        self.assertEqual(result.returncode, 0)
+        for text in ("(default: 0.05)", "(default: 5)", "*=10", "adversarial_encoding/*=20",
+                     "*/real_time=30", "Measured: 6 runs of one build",
+                     "last matching rule wins", "exit status:", "simd_parallel/simd",
+                     "cpu_model, num_cpus, mhz_per_cpu, caches, compiler, build_type, simd_isa"):
+            self.assertIn(text, result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
