@@ -2,7 +2,16 @@
 
 #include <algorithm>
 
+#include "long_piece_encoder.hpp"
+#include "tokenizer/tokenizer.hpp"
+
 namespace tokenizer {
+
+BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces)
+    : ranks_(&ranks), long_pieces_(long_pieces) {}
+BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
+    : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index()) {}
+BytePairEncoder::~BytePairEncoder() = default;
 
 void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
@@ -67,13 +76,20 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
   out.insert(out.end(), part, part + parts);
 }
 
-// For long pieces (a megabyte of one letter is a single piece) the same merges in O(n log n):
+// Long pieces (a megabyte of one letter is a single piece) go to LongPieceEncoder, linear in
+// the piece, once its index is worth building (LongPieceIndex::worth_using) and if the
+// vocabulary suits it. Otherwise, the same merges in O(n log n):
 // parts form a linked list over byte offsets and candidate pairs wait in a MergeQueue, which
 // gives the lowest rank first and, among equal ranks, the leftmost, exactly as the linear scan
 // chooses. A queued pair is stale once its pair has changed; a pair
 // starting at offset i only ever grows, so its rank can never return to an earlier value and
 // `pair_rank_[i] == rank` tells a live entry from a stale one.
 void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  if (long_pieces_ && long_pieces_->worth_using(size) && long_pieces_->usable()) {
+    if (!long_encoder_) long_encoder_ = std::make_unique<LongPieceEncoder>(*long_pieces_);
+    long_encoder_->encode(std::string_view(reinterpret_cast<const char*>(data), size), out);
+    return;
+  }
   const RankTable& ranks = *ranks_;
   const std::size_t max_token = ranks.max_token_size();
   const auto n = static_cast<std::uint32_t>(size);

@@ -56,9 +56,8 @@ inline std::size_t chunk_start_near(std::string_view text, std::size_t pos) {
 // fail to meet (a piece longer than a chunk), the stitch finishes the remainder serially.
 template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain) {
-  const RankTable& ranks = tokenizer.vocabulary().ranks();
   auto encode_rest = [&](std::size_t from) {
-    BytePairEncoder bpe(ranks);
+    BytePairEncoder bpe(tokenizer);
     chain.encode(text, from, out, bpe, [](std::size_t) { return false; });
   };
   if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
@@ -106,7 +105,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
 
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];
-    BytePairEncoder bpe(ranks);
+    BytePairEncoder bpe(tokenizer);
     c.ids.reserve((text.size() / chunks) / 3);
     std::size_t next = k + 1;
     c.stop_chunk = chunks;

@@ -5,7 +5,7 @@
 namespace tokenizer {
 
 void encode_serial(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
-  BytePairEncoder bpe(tokenizer.vocabulary().ranks());
+  BytePairEncoder bpe(tokenizer);
   tokenizer.pretokenizer().for_each_piece(text, [&](std::string_view piece) { bpe.encode(piece, out); });
 }
 

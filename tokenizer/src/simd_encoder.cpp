@@ -43,7 +43,7 @@ SimdChain simd_chain(const Tokenizer& tokenizer) {
 }  // namespace
 
 void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
-  BytePairEncoder bpe(tokenizer.vocabulary().ranks());
+  BytePairEncoder bpe(tokenizer);
   simd_chain(tokenizer).encode(text, 0, out, bpe, [](std::size_t) { return false; });
 }
 

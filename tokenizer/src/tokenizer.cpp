@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "long_piece_encoder.hpp"
+
 namespace tokenizer {
 
 UnknownTokenId::UnknownTokenId(Rank id, std::size_t index)
@@ -15,7 +17,9 @@ DisallowedSpecialToken::DisallowedSpecialToken(const std::string& text, std::siz
       offset_(offset) {}
 
 Tokenizer::Tokenizer(Vocabulary vocabulary)
-    : vocabulary_(std::move(vocabulary)), pretokenizer_(vocabulary_.pattern()) {}
+    : vocabulary_(std::make_shared<const Vocabulary>(std::move(vocabulary))),
+      pretokenizer_(vocabulary_->pattern()),
+      long_pieces_(std::make_shared<const LongPieceIndex>(vocabulary_->ranks())) {}
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
   std::vector<Rank> out;
@@ -29,7 +33,7 @@ std::vector<Rank> Tokenizer::encode(std::string_view text, const SpecialTokenPol
   // The disallowed special token that occurs first in the text, as tiktoken reports it.
   const SpecialToken* first_disallowed = nullptr;
   std::size_t first_disallowed_at = std::string_view::npos;
-  for (const SpecialToken& s : vocabulary_.special_tokens()) {
+  for (const SpecialToken& s : vocabulary_->special_tokens()) {
     const bool is_allowed =
         policy.allow == SpecialTokenPolicy::Allow::all ||
         (policy.allow == SpecialTokenPolicy::Allow::listed &&
@@ -70,7 +74,7 @@ std::vector<Rank> Tokenizer::encode(std::string_view text, const SpecialTokenPol
 std::string Tokenizer::decode(std::span<const Rank> ids) const {
   std::string out;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::string_view bytes = vocabulary_.token_bytes(ids[i]);
+    const std::string_view bytes = vocabulary_->token_bytes(ids[i]);
     if (bytes.empty()) throw UnknownTokenId(ids[i], i);
     out.append(bytes);
   }

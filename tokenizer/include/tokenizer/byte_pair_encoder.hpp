@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -15,9 +16,17 @@ namespace tokenizer {
 // parts whose concatenation has the lowest rank (the leftmost on ties) until no pair is a token.
 // Holds scratch space reused across pieces, so it allocates only while a piece is longer than
 // any seen before. Not thread-safe: one per thread.
+class LongPieceIndex;
+class LongPieceEncoder;
+class Tokenizer;
+
 class BytePairEncoder {
  public:
-  explicit BytePairEncoder(const RankTable& ranks) : ranks_(&ranks) {}
+  // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long).
+  explicit BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces = nullptr);
+  // The tokenizer's rank table and long-piece index.
+  explicit BytePairEncoder(const Tokenizer& tokenizer);
+  ~BytePairEncoder();
 
   // Appends the ranks of `piece` to `out`. Every byte must have a rank of its own.
   void encode(std::string_view piece, std::vector<Rank>& out);
@@ -31,6 +40,8 @@ class BytePairEncoder {
   void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
 
   const RankTable* ranks_;
+  const LongPieceIndex* long_pieces_;
+  std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Short pieces that needed merging, remembered once this encoder has merged kCacheAfter of
   // them: a short text never pays for the cache, a long one reuses its frequent words.
   static constexpr std::size_t kCacheAfter = 256;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,8 @@
 #include "tokenizer/vocabulary.hpp"
 
 namespace tokenizer {
+
+class LongPieceIndex;
 
 class UnknownTokenId : public std::out_of_range {
  public:
@@ -35,8 +38,10 @@ class Tokenizer {
  public:
   explicit Tokenizer(Vocabulary vocabulary);
 
-  const Vocabulary& vocabulary() const { return vocabulary_; }
+  const Vocabulary& vocabulary() const { return *vocabulary_; }
   const PreTokenizer& pretokenizer() const { return pretokenizer_; }
+  // The merge tables of the linear-time long-piece path, built on first need.
+  const LongPieceIndex& long_piece_index() const { return *long_pieces_; }
 
   // Special-token text is ordinary text (tiktoken's encode_ordinary).
   std::vector<Rank> encode_ordinary(std::string_view text, const Encoder& encoder = fastest_encoder()) const;
@@ -53,8 +58,11 @@ class Tokenizer {
   std::string decode(std::span<const Rank> ids) const;
 
  private:
-  Vocabulary vocabulary_;
+  // Shared, so that copies and moves keep the rank table where the index points, and copies
+  // share one index.
+  std::shared_ptr<const Vocabulary> vocabulary_;
   PreTokenizer pretokenizer_;
+  std::shared_ptr<const LongPieceIndex> long_pieces_;
 };
 
 }  // namespace tokenizer
