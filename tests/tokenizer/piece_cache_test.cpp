@@ -11,6 +11,13 @@
 namespace tokenizer {
 namespace {
 
+// A letter followed by a number, e.g. w42.
+std::string numbered(char letter, std::size_t n) {
+  std::string s(1, letter);
+  s += std::to_string(n);
+  return s;
+}
+
 TEST(PieceCache, HitsOnlyTheStoredBytes) {
   PieceCache cache;
   std::vector<Rank> out;
@@ -30,9 +37,8 @@ TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
   // Store many distinct pieces; each lookup must give its own ids or miss, never another's.
   PieceCache cache;
   std::map<std::string, Rank> stored;
-  for (Rank i = 0; i < 3 * PieceCache::kEntries; ++i) {
-    std::string piece = "w";
-    piece += std::to_string(i * 7919);
+  for (Rank i = 0; i < PieceCache::kEntries * 3 / 2; ++i) {  // more than the slots, less than the probation
+    const std::string piece = numbered('w', i * 7919);
     cache.store(piece, &i, 1);
     stored[piece] = i;
   }
@@ -45,6 +51,23 @@ TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
   }
   EXPECT_GT(hits, 0u);
   EXPECT_LT(hits, stored.size());  // more pieces than slots: some were evicted
+}
+
+TEST(PieceCache, SwitchesItselfOffWhenPiecesDoNotRecur) {
+  PieceCache cache;
+  std::vector<Rank> out;
+  const Rank id = 1;
+  // Pieces that never recur: after the probation, the cache stops answering at all.
+  for (std::size_t i = 0; i < PieceCache::kProbation; ++i) cache.store(numbered('p', i), &id, 1);
+  cache.store("again", &id, 1);
+  EXPECT_FALSE(cache.lookup("again", out));
+  // Pieces that recur keep it on.
+  PieceCache busy;
+  for (std::size_t i = 0; i < 2 * PieceCache::kProbation; ++i) {
+    const std::string piece = numbered('w', i % 8);
+    if (!busy.lookup(piece, out)) busy.store(piece, &id, 1);
+  }
+  EXPECT_TRUE(busy.lookup("w3", out));
 }
 
 TEST(PieceCache, TooLongPiecesAndResultsAreNotStored) {

@@ -35,6 +35,10 @@ bool RankTable::insert(std::string_view token, Rank rank) {
   spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size())};
   bytes_.append(token);
   if (token.size() == 1) byte_ranks_[static_cast<std::uint8_t>(token[0])] = rank;
+  if (token.size() == 2) {
+    if (two_byte_ranks_.empty()) two_byte_ranks_.assign(1 << 16, kNoRank);
+    two_byte_ranks_[data[0] | data[1] << 8] = rank;
+  }
   ++count_;
   if (token.size() > max_token_size_) max_token_size_ = token.size();
   return true;

@@ -13,25 +13,34 @@ namespace tokenizer {
 // Remembers the BPE result of short pieces that were not whole tokens, so that a word met
 // again later in the same text costs one probe instead of a dozen rank lookups. Direct-mapped
 // and exact: an entry holds the piece's bytes, and a hit is a byte-for-byte match. One cache
-// line per entry; the table is allocated on first use.
+// line per entry; the table is allocated on first use. Text whose words do not recur (random
+// base64) would only pay for the stores, so a cache whose hits stay below 1 in 16 after
+// kProbation stores switches itself off.
 class PieceCache {
  public:
   static constexpr std::size_t kMaxPiece = 14;  // bytes of a cacheable piece
   static constexpr std::size_t kMaxIds = 12;    // ids of a cacheable result
   static constexpr std::size_t kEntries = 4096;
+  static constexpr std::size_t kProbation = 2 * kEntries;
 
   // Appends the cached ids of `piece` to `out` and returns true, or returns false.
-  bool lookup(std::string_view piece, std::vector<Rank>& out) const {
+  bool lookup(std::string_view piece, std::vector<Rank>& out) {
     if (!entries_ || piece.size() > kMaxPiece) return false;
     const Entry& e = entries_[slot(piece)];
     if (e.key_size != piece.size() || std::memcmp(e.key, piece.data(), piece.size()) != 0) return false;
     out.insert(out.end(), e.ids, e.ids + e.id_count);
+    ++hits_;
     return true;
   }
 
   // Remembers that `piece` encodes to `ids` (when both fit), replacing what its slot held.
   void store(std::string_view piece, const Rank* ids, std::size_t count) {
-    if (piece.size() > kMaxPiece || count > kMaxIds) return;
+    if (off_ || piece.size() > kMaxPiece || count > kMaxIds) return;
+    if (++stores_ == kProbation && hits_ * 16 < stores_) {
+      off_ = true;
+      entries_.reset();
+      return;
+    }
     if (!entries_) entries_.reset(new Entry[kEntries]());
     Entry& e = entries_[slot(piece)];
     e.key_size = static_cast<std::uint8_t>(piece.size());
@@ -58,6 +67,9 @@ class PieceCache {
   }
 
   std::unique_ptr<Entry[]> entries_;
+  std::size_t hits_ = 0;
+  std::size_t stores_ = 0;
+  bool off_ = false;
 };
 
 }  // namespace tokenizer

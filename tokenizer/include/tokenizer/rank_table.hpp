@@ -28,6 +28,9 @@ class RankTable {
 
   // Rank of exactly these bytes, or kNoRank.
   Rank find(const std::uint8_t* data, std::size_t size) const {
+    // Two-byte keys are the initial pairs of every merge: a direct table (256 KiB, fits in L2)
+    // answers them without hashing.
+    if (size == 2) return two_byte_ranks_.empty() ? kNoRank : two_byte_ranks_[data[0] | data[1] << 8];
     if (slots_.empty()) return kNoRank;
     const std::uint64_t head = load_head(data, size);
     std::size_t i = hash(head, data, size) & mask_;
@@ -111,6 +114,7 @@ class RankTable {
   std::size_t max_token_size_ = 0;
   std::string bytes_;
   std::vector<Span> spans_;
+  std::vector<Rank> two_byte_ranks_;  // 65,536 entries indexed by b0 | b1 << 8, once any exist
   std::array<Rank, 256> byte_ranks_ = [] {
     std::array<Rank, 256> a;
     a.fill(kNoRank);
