@@ -6,6 +6,16 @@ from pathlib import Path
 
 from repository import GOLDEN_DIR
 
+# The benchmarks of every golden file, in the order they appear.
+GOLDEN_BENCHMARK_NAMES = [
+    "short_encoding/serial",
+    "short_encoding/parallel/real_time",
+    "short_encoding/simd",
+    "short_encoding/simd_parallel/real_time",
+    "adversarial_encoding/digits/serial",
+    "adversarial_encoding/digits/simd",
+]
+
 
 def golden_path(name):
     return str(GOLDEN_DIR / name)
