@@ -12,14 +12,14 @@
 
 namespace tokenizer {
 
-// Encodes one pre-tokenized piece with tiktoken's rule: repeatedly merge the adjacent pair of
-// parts whose concatenation has the lowest rank (the leftmost on ties) until no pair is a token.
-// Holds scratch space reused across pieces, so it allocates only while a piece is longer than
-// any seen before. Not thread-safe: one per thread.
 class LongPieceIndex;
 class LongPieceEncoder;
 class Tokenizer;
 
+// Encodes one pre-tokenized piece with tiktoken's rule: repeatedly merge the adjacent pair of
+// parts whose concatenation has the lowest rank (the leftmost on ties) until no pair is a token.
+// Holds scratch space and caches reused across pieces, so it allocates only while a piece is
+// longer than any seen before or a cache is first used. Not thread-safe: one per thread.
 class BytePairEncoder {
  public:
   // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long).
@@ -32,7 +32,7 @@ class BytePairEncoder {
   void encode(std::string_view piece, std::vector<Rank>& out);
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
-  // text); longer ones use a heap, O(n log n).
+  // text); longer ones the merge queue, O(n log n), or the linear-time long-piece encoder.
   static constexpr std::size_t kShortPiece = 64;
 
  private:
@@ -47,7 +47,7 @@ class BytePairEncoder {
   static constexpr std::size_t kCacheAfter = 256;
   std::size_t merged_pieces_ = 0;
   PieceCache cache_;
-  // Scratch for the heap path, indexed by byte offset in the piece.
+  // Scratch for the merge-queue path, indexed by byte offset in the piece.
   std::vector<std::uint32_t> next_;
   std::vector<std::uint32_t> prev_;
   std::vector<Rank> pair_rank_;
