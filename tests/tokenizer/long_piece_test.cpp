@@ -337,6 +337,26 @@ TEST_P(LongPieces, FirstUseFromManyThreads) {
   for (const auto& result : results) test::expect_same_ids(expected, result);
 }
 
+// Through a Tokenizer, long pieces take the merge queue until about 2 MiB of them have been
+// seen and the linear-time path after: the ids must not change at the switch.
+TEST_P(LongPieces, TokenizerGivesTheSameIdsBeforeAndAfterTheIndexIsBuilt) {
+  const Tokenizer fresh(Vocabulary::builtin(GetParam()));
+  ASSERT_FALSE(fresh.long_piece_index().worth_using(0));
+  std::mt19937 rng(11);
+  std::string mixed;
+  while (mixed.size() < (300u << 10)) mixed += std::string(65 + rng() % 3000, "ab "[rng() % 3]) + "x";
+  const std::string inputs[] = {std::string(1 << 20, 'a'), mixed, std::string(1 << 20, ' '), mixed,
+                                std::string(1 << 20, 'a')};
+  std::vector<std::vector<Rank>> before;
+  for (const std::string& text : inputs) before.push_back(fresh.encode_ordinary(text, *find_encoder("serial")));
+  ASSERT_TRUE(fresh.long_piece_index().worth_using(0)) << "3 MiB of long pieces should have built the index";
+  for (std::size_t i = 0; i < std::size(inputs); ++i) {
+    SCOPED_TRACE("input " + std::to_string(i));
+    for (const Encoder* encoder : supported_encoders())
+      test::expect_same_ids(before[i], fresh.encode_ordinary(inputs[i], *encoder));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Builtin, LongPieces, ::testing::ValuesIn(Vocabulary::builtin_names()));
 
 // A vocabulary small enough to check by hand: every byte b has rank b, then a few merges.
