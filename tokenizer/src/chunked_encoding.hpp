@@ -37,13 +37,35 @@ struct ScalarChain {
   }
 };
 
+// First byte at or after `pos` that starts a code point.
+inline std::size_t code_point_start(std::string_view text, std::size_t pos) {
+  while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+  return pos;
+}
+
 // First byte at or after `pos` that starts a line, or else a code point, so that a chunk's
 // guessed chain start is likely to be a real piece boundary (correctness does not depend on it).
 inline std::size_t chunk_start_near(std::string_view text, std::size_t pos) {
   const std::size_t newline = text.substr(pos, 4096).find('\n');
-  if (newline != std::string_view::npos) return pos + newline + 1;
-  while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
-  return pos;
+  return newline != std::string_view::npos ? pos + newline + 1 : code_point_start(text, pos);
+}
+
+// How far before a chunk's start a probe chain begins; see chains_meet.
+inline constexpr std::size_t kProbeBytes = 1024;
+
+// Whether a chain started kProbeBytes earlier reaches one of `heads` (a chunk's first piece
+// starts). Where it does not, chains from different starts keep out of step (a megabyte of
+// digits splits into threes whose phase depends on where a chain began), the chunk would never
+// meet its left neighbour, and encoding it would be wasted work.
+inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text, std::size_t start,
+                        const std::vector<std::size_t>& heads) {
+  bool met = false;
+  pretokenizer.scan_from(text, code_point_start(text, start > kProbeBytes ? start - kProbeBytes : 0),
+                         [&](std::size_t piece, std::size_t) {
+                           met = std::binary_search(heads.begin(), heads.end(), piece);
+                           return !met && piece <= heads.back();
+                         });
+  return met;
 }
 
 // Encodes `text` on all of TBB's threads with ids identical to a serial run of `chain`.
@@ -84,24 +106,30 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   for (std::size_t k = 0; k < parts.size(); ++k) parts[k].start = chunk_start_near(text, k * text.size() / parts.size());
   parts[0].start = 0;
 
+  std::vector<char> meets(parts.size(), 1);
   tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t k) {
     Chunk& c = parts[k];
     tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
       c.heads.push_back(start);
       return c.heads.size() < kSyncPieces;
     });
+    if (k > 0) meets[k] = chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
   });
-  // A chunk whose first piece runs past the next chunk's start sits inside a giant piece (a
-  // megabyte of one letter): encoding it would only repeat its left neighbour's work on that
-  // piece, so the neighbour covers it instead.
+  // The left neighbour covers a chunk that would only repeat its work: one whose first piece
+  // runs past the next chunk's start (it sits inside a giant piece, a megabyte of one letter),
+  // or whose chain the probe could not meet.
   std::vector<Chunk> kept;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
     const std::vector<std::size_t>& heads = parts[k].heads;
-    if (k == 0 || (heads.size() >= 2 && heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
+    if (k == 0 || (meets[k] && heads.size() >= 2 && heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
   }
   parts = std::move(kept);
   const std::size_t chunks = parts.size();
+  if (chunks == 1) {  // nothing left to share: no stop checks, no copy of the ids
+    encode_rest(0);
+    return;
+  }
 
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];
