@@ -1,5 +1,8 @@
 #include "tokenizer/rank_table.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace tokenizer {
 
 void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
@@ -22,6 +25,7 @@ void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
 void RankTable::grow() { reserve(slots_.size(), bytes_.size()); }
 
 bool RankTable::insert(std::string_view token, Rank rank) {
+  if (rank > kMaxRank) throw std::invalid_argument("rank " + std::to_string(rank) + " above kMaxRank");
   if (2 * (count_ + 1) > slots_.size()) grow();
   const auto* data = reinterpret_cast<const std::uint8_t*>(token.data());
   const std::uint64_t head = load_head(data, token.size());
@@ -35,6 +39,7 @@ bool RankTable::insert(std::string_view token, Rank rank) {
   spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size())};
   bytes_.append(token);
   if (token.size() == 1) byte_ranks_[static_cast<std::uint8_t>(token[0])] = rank;
+  if (token.size() == 3 || token.size() == 4) insert_short(head, token.size(), rank);
   if (token.size() == 2) {
     if (two_byte_ranks_.empty()) two_byte_ranks_.assign(1 << 16, kNoRank);
     two_byte_ranks_[data[0] | data[1] << 8] = rank;
@@ -42,6 +47,25 @@ bool RankTable::insert(std::string_view token, Rank rank) {
   ++count_;
   if (token.size() > max_token_size_) max_token_size_ = token.size();
   return true;
+}
+
+void RankTable::insert_short(std::uint64_t head, std::size_t size, Rank rank) {
+  if (2 * (short_count_ + 1) > short_slots_.size()) {
+    std::vector<std::uint64_t> old = std::move(short_slots_);
+    short_slots_.assign(old.empty() ? 1024 : 2 * old.size(), kShortEmpty);
+    short_mask_ = short_slots_.size() - 1;
+    for (const std::uint64_t e : old) {
+      if (e == kShortEmpty) continue;
+      std::size_t i = short_slot(e & 0xFF'FFFF'FFFFull) & short_mask_;
+      while (short_slots_[i] != kShortEmpty) i = (i + 1) & short_mask_;
+      short_slots_[i] = e;
+    }
+  }
+  const std::uint64_t key = head | std::uint64_t{size} << 32;
+  std::size_t i = short_slot(key) & short_mask_;
+  while (short_slots_[i] != kShortEmpty) i = (i + 1) & short_mask_;
+  short_slots_[i] = key | std::uint64_t{rank} << 40;
+  ++short_count_;
 }
 
 }  // namespace tokenizer

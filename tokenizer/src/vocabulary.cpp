@@ -14,10 +14,6 @@ namespace tokenizer {
 
 namespace {
 
-// Ranks index a table of token spans, so a rank costs memory whether or not the ranks below it
-// are used: 2^24 allows vocabularies far beyond any published one at 128 MiB at most.
-constexpr std::uint64_t kMaxRank = (1u << 24) - 1;
-
 constexpr std::string_view kBuiltinNames[] = {"r50k_base", "cl100k_base", "o200k_base"};
 
 std::string read_file(const std::filesystem::path& path) {

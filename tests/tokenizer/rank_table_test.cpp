@@ -1,0 +1,55 @@
+// RankTable finds exactly the bytes it holds, through each of its paths: single bytes, the
+// two-byte table, the table of 3- and 4-byte keys, and the main table; keys that differ only in
+// trailing zero bytes or in size must never be confused, since keys are zero-padded inside.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tokenizer/rank_table.hpp"
+
+namespace tokenizer {
+namespace {
+
+TEST(RankTable, FindsExactlyTheInsertedKeysOfEverySize) {
+  RankTable table;
+  std::vector<std::string> keys;
+  for (const std::string& key : {std::string("a"), std::string("ab"), std::string("abc"), std::string("abcd"),
+                                 std::string("abcde"), std::string("abcdefghij"), std::string("ab\0", 3),
+                                 std::string("ab\0\0", 4), std::string("\0\0\0", 3), std::string("\0\0\0\0", 4),
+                                 std::string("a\0", 2), std::string(9, '\0')})
+    keys.push_back(key);
+  std::mt19937 rng(5);
+  while (keys.size() < 5000) {
+    std::string key(1 + rng() % 9, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 4);  // few byte values: many near-collisions
+    keys.push_back(key);
+  }
+  std::vector<std::string> inserted;
+  for (const std::string& key : keys)
+    if (table.insert(key, static_cast<Rank>(inserted.size()))) inserted.push_back(key);
+  for (Rank r = 0; r < inserted.size(); ++r) {
+    ASSERT_EQ(table.find(inserted[r]), r) << "size " << inserted[r].size();
+    ASSERT_EQ(table.bytes(r), inserted[r]);
+  }
+  // Keys absent from the table, of every size, are not found.
+  for (int i = 0; i < 20000; ++i) {
+    std::string key(1 + rng() % 9, '\0');
+    for (char& c : key) c = static_cast<char>(4 + rng() % 4);
+    ASSERT_EQ(table.find(key), kNoRank);
+  }
+  EXPECT_EQ(table.find(std::string("abc\0", 4)), kNoRank);
+  EXPECT_EQ(table.find(std::string("a\0\0", 3)), kNoRank);  // "a\0" and "a" are present
+}
+
+TEST(RankTable, RefusesRanksAboveTheMaximum) {
+  RankTable table;
+  EXPECT_TRUE(table.insert("xyz", kMaxRank));
+  EXPECT_EQ(table.find("xyz"), kMaxRank);
+  EXPECT_THROW(table.insert("xyzw", kMaxRank + 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tokenizer
