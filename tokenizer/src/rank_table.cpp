@@ -26,27 +26,34 @@ void RankTable::grow() { reserve(slots_.size(), bytes_.size()); }
 
 bool RankTable::insert(std::string_view token, Rank rank) {
   if (rank > kMaxRank) throw std::invalid_argument("rank " + std::to_string(rank) + " above kMaxRank");
-  if (2 * (count_ + 1) > slots_.size()) grow();
   const auto* data = reinterpret_cast<const std::uint8_t*>(token.data());
-  const std::uint64_t head = load_head(data, token.size());
-  std::size_t i = hash(head, data, token.size()) & mask_;
-  for (; slots_[i].rank != kNoRank; i = (i + 1) & mask_) {
-    const Slot& s = slots_[i];
-    if (s.head == head && s.size == token.size() && bytes(s.rank) == token) return false;
+  const std::size_t size = token.size();
+  if (find(data, size) != kNoRank) return false;
+  switch (size) {
+    case 1: byte_ranks_[data[0]] = rank; break;
+    case 2:
+      if (two_byte_ranks_.empty()) two_byte_ranks_.assign(1 << 16, kNoRank);
+      two_byte_ranks_[data[0] | data[1] << 8] = rank;
+      break;
+    case 3:
+    case 4: insert_short(load_head(data, size), size, rank); break;
+    default: insert_long(data, size, rank); break;
   }
-  slots_[i] = Slot{head, static_cast<std::uint32_t>(token.size()), rank};
   if (rank >= spans_.size()) spans_.resize(static_cast<std::size_t>(rank) + 1, Span{0, 0});
-  spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size())};
+  spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(size)};
   bytes_.append(token);
-  if (token.size() == 1) byte_ranks_[static_cast<std::uint8_t>(token[0])] = rank;
-  if (token.size() == 3 || token.size() == 4) insert_short(head, token.size(), rank);
-  if (token.size() == 2) {
-    if (two_byte_ranks_.empty()) two_byte_ranks_.assign(1 << 16, kNoRank);
-    two_byte_ranks_[data[0] | data[1] << 8] = rank;
-  }
   ++count_;
-  if (token.size() > max_token_size_) max_token_size_ = token.size();
+  if (size > max_token_size_) max_token_size_ = size;
   return true;
+}
+
+void RankTable::insert_long(const std::uint8_t* data, std::size_t size, Rank rank) {
+  if (2 * (long_count_ + 1) > slots_.size()) grow();
+  const std::uint64_t head = load_head(data, size);
+  std::size_t i = hash(head, data, size) & mask_;
+  while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
+  slots_[i] = Slot{head, static_cast<std::uint32_t>(size), rank};
+  ++long_count_;
 }
 
 void RankTable::insert_short(std::uint64_t head, std::size_t size, Rank rank) {

@@ -14,10 +14,16 @@ namespace tokenizer {
 // Maps a token's bytes to its rank, and a rank back to its bytes.
 //
 // Layout: every token's bytes live back to back in one arena (`bytes_`), addressed by rank
-// through `spans_`. The hash table is open addressing with linear probing over a power-of-two
-// array of 16-byte slots. A slot keeps the key's first 8 bytes (zero-padded) and its length, so
-// a probe for a token of at most 8 bytes — nearly every probe made while merging — is settled by
-// two integer compares without touching the arena. The table is at most half full.
+// through `spans_`. Lookups go by size, each size to one structure that holds those tokens:
+//   1 byte:      a 256-entry array;
+//   2 bytes:     a 65,536-entry array (256 KiB) — the initial pairs of every merge;
+//   3, 4 bytes:  a small open-addressing table of 8-byte slots holding the whole key, its size
+//                and its rank — the bulk of the lookups while merging, in a table an eighth of
+//                the main one, so it stays cached far more often;
+//   5 or more:   the main open-addressing table of 16-byte slots, each with the key's first 8
+//                bytes (zero-padded) and its size, so a probe for a key of up to 8 bytes is
+//                settled by two integer compares without touching the arena.
+// Both hash tables use linear probing over power-of-two arrays kept at most half full.
 class RankTable {
  public:
   RankTable() = default;
@@ -29,20 +35,12 @@ class RankTable {
 
   // Rank of exactly these bytes, or kNoRank.
   Rank find(const std::uint8_t* data, std::size_t size) const {
-    // Two-byte keys are the initial pairs of every merge: a direct table (256 KiB, fits in L2)
-    // answers them without hashing.
-    if (size == 2) return two_byte_ranks_.empty() ? kNoRank : two_byte_ranks_[data[0] | data[1] << 8];
-    if (size - 3 <= 1) return find_short(load_head(data, size), size);
-    if (slots_.empty()) return kNoRank;
-    const std::uint64_t head = load_head(data, size);
-    std::size_t i = hash(head, data, size) & mask_;
-    for (;;) {
-      const Slot& s = slots_[i];
-      if (s.rank == kNoRank) return kNoRank;
-      if (s.head == head && s.size == size &&
-          (size <= 8 || std::memcmp(bytes_.data() + spans_[s.rank].offset + 8, data + 8, size - 8) == 0))
-        return s.rank;
-      i = (i + 1) & mask_;
+    switch (size) {
+      case 1: return byte_ranks_[data[0]];
+      case 2: return two_byte_ranks_.empty() ? kNoRank : two_byte_ranks_[data[0] | data[1] << 8];
+      case 3:
+      case 4: return find_short(load_head(data, size), size);
+      default: return find_long(data, size);
     }
   }
   Rank find(std::string_view token) const {
@@ -108,21 +106,34 @@ class RankTable {
     x *= 0x9E3779B97F4A7C15ull;
     return x ^ (x >> 29);
   }
+  Rank find_long(const std::uint8_t* data, std::size_t size) const {
+    if (slots_.empty()) return kNoRank;
+    const std::uint64_t head = load_head(data, size);
+    for (std::size_t i = hash(head, data, size) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.rank == kNoRank) return kNoRank;
+      if (s.head == head && s.size == size &&
+          (size <= 8 || std::memcmp(bytes_.data() + spans_[s.rank].offset + 8, data + 8, size - 8) == 0))
+        return s.rank;
+    }
+  }
+  void insert_long(const std::uint8_t* data, std::size_t size, Rank rank);
   void grow();
 
-  std::vector<Slot> slots_;
+  std::vector<Slot> slots_;  // the main table: keys of 5 bytes or more
   std::size_t mask_ = 0;
+  std::size_t long_count_ = 0;
   std::size_t count_ = 0;
   std::size_t max_token_size_ = 0;
   std::string bytes_;
   std::vector<Span> spans_;
-  // Keys of 3 or 4 bytes, the bulk of the lookups while merging, in a table of their own of
-  // 8-byte slots (key, size, rank), an eighth of the main table's size, so its slots stay in
-  // cache far more often; and the key is the whole token, so no token bytes are compared.
-  //   bits 0-31: the key's bytes, little-endian; bits 32-39: its size; bits 40-63: its rank.
-  // The table is at most half full; kShortEmpty marks a free slot.
+  // The table of 3- and 4-byte keys; a slot packs
+  //   bits 0-31: the key's bytes, little-endian; bits 32-39: its size; bits 40-63: its rank
+  // (hence kMaxRank < 2^24), and kShortEmpty marks a free one.
   static constexpr std::uint64_t kShortEmpty = ~std::uint64_t{0};
-  static std::size_t short_slot(std::uint64_t key) { return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32); }
+  static std::size_t short_slot(std::uint64_t key) {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32);
+  }
   Rank find_short(std::uint64_t head, std::size_t size) const {
     if (short_slots_.empty()) return kNoRank;
     const std::uint64_t key = head | std::uint64_t{size} << 32;
