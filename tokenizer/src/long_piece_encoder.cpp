@@ -178,7 +178,7 @@ struct LongPieceIndex::Tables {
 
  private:
   void find_splits(const RankTable& ranks);
-  bool last_merge(const RankTable& ranks, std::string_view bytes, const std::vector<Rank>& byte_pairs, Split& split);
+  bool last_merge(const RankTable& ranks, std::string_view bytes, Split& split);
   void reserve_pairs(std::size_t count);
   void add_pair(Rank left, Rank right, Rank merged);
   void build_trie(const RankTable& ranks);
@@ -215,16 +215,14 @@ void LongPieceIndex::Tables::find_splits(const RankTable& ranks) {
   for (Rank r = 0; r < ranks.rank_end(); ++r) by_length[ranks.bytes(r).size()].push_back(r);
   for (const Rank r : by_length[1]) single_bytes[r / 64] |= std::uint64_t{1} << (r % 64);
   // Two bytes are a token iff they merge (the only pair is the whole), so the first pairs of the
-  // loop come from a table indexed by the bytes themselves.
-  std::vector<Rank> byte_pairs(65536, kNoRank);
+  // loop are RankTable's two-byte lookups.
   for (std::size_t length = 2; length < by_length.size(); ++length) {
     for (const Rank r : by_length[length]) {
       const std::string_view bytes = ranks.bytes(r);
       Split& split = splits[r];
       if (length == 2) {
         split = {ranks.byte_rank(static_cast<std::uint8_t>(bytes[0])), ranks.byte_rank(static_cast<std::uint8_t>(bytes[1]))};
-        byte_pairs[static_cast<std::uint8_t>(bytes[0]) | static_cast<std::uint8_t>(bytes[1]) << 8] = r;
-      } else if (!last_merge(ranks, bytes, byte_pairs, split)) {
+      } else if (!last_merge(ranks, bytes, split)) {
         ++unreachable;
         continue;
       }
@@ -237,8 +235,7 @@ void LongPieceIndex::Tables::find_splits(const RankTable& ranks) {
 // tiktoken's merge loop on the bytes of a token of three or more bytes, which pair_merge knows
 // every shorter token of. True if it ends in the token itself; then `split` gets the parts its
 // last merge joined. The pair that spans the whole token always merges, and last.
-bool LongPieceIndex::Tables::last_merge(const RankTable& ranks, std::string_view bytes,
-                                        const std::vector<Rank>& byte_pairs, Split& split) {
+bool LongPieceIndex::Tables::last_merge(const RankTable& ranks, std::string_view bytes, Split& split) {
   std::vector<Rank>& part = scratch_parts_;
   std::vector<Rank>& pair = scratch_pairs_;
   part.clear();
@@ -246,7 +243,7 @@ bool LongPieceIndex::Tables::last_merge(const RankTable& ranks, std::string_view
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     const auto byte = static_cast<std::uint8_t>(bytes[i]);
     part.push_back(ranks.byte_rank(byte));
-    if (i + 1 < bytes.size()) pair.push_back(byte_pairs[byte | static_cast<std::uint8_t>(bytes[i + 1]) << 8]);
+    if (i + 1 < bytes.size()) pair.push_back(ranks.find(reinterpret_cast<const std::uint8_t*>(bytes.data()) + i, 2));
   }
   while (part.size() > 2) {
     const auto best = std::min_element(pair.begin(), pair.end()) - pair.begin();
@@ -291,10 +288,8 @@ void LongPieceIndex::Tables::build_trie(const RankTable& ranks) {
   for (Rank r = 0; r < splits.size(); ++r) {
     if (!reachable(r)) continue;
     const std::string_view bytes = ranks.bytes(r);
-    std::uint64_t head = 0;
-    for (std::size_t i = 0; i < std::min<std::size_t>(bytes.size(), 8); ++i)
-      head |= std::uint64_t{static_cast<std::uint8_t>(bytes[i])} << (8 * i);
-    entries.push_back({head, reinterpret_cast<const std::uint8_t*>(bytes.data()), static_cast<std::uint32_t>(bytes.size()), r});
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    entries.push_back({RankTable::load_head(data, bytes.size()), data, static_cast<std::uint32_t>(bytes.size()), r});
   }
   shorter.assign(splits.size(), Match{kNoRank, 0});
   std::vector<TrieEntry> buffer(entries.size());

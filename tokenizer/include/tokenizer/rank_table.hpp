@@ -66,17 +66,19 @@ class RankTable {
   // Pre-sizes the table for `count` tokens of `total_bytes` bytes together.
   void reserve(std::size_t count, std::size_t total_bytes);
 
- private:
-  struct Slot {
-    std::uint64_t head;  // first min(size, 8) bytes, little-endian, zero-padded
-    std::uint32_t size;
-    Rank rank;           // kNoRank marks an empty slot
-  };
-  struct Span {
-    std::uint32_t offset;
-    std::uint32_t size;  // 0: rank not present (tokens are never empty)
-  };
+  // The first min(size, 8) bytes as a little-endian integer, zero-padded, read without going
+  // past data + size: 4..7 bytes come from two overlapping 4-byte loads whose shared bytes are
+  // equal, so OR-ing them is exact; 1..3 bytes from the first, middle and last byte. Every
+  // lookup structure here compares keys by this head.
+  static std::uint64_t load_head(const std::uint8_t* data, std::size_t size) {
+    if (size >= 8) return load64(data);
+    if (size >= 4) return load32(data) | std::uint64_t{load32(data + size - 4)} << (8 * (size - 4));
+    if (size == 0) return 0;
+    return std::uint64_t{data[0]} | std::uint64_t{data[size / 2]} << (8 * (size / 2)) |
+           std::uint64_t{data[size - 1]} << (8 * (size - 1));
+  }
 
+ private:
   static std::uint64_t load64(const std::uint8_t* p) {
     std::uint64_t v;
     std::memcpy(&v, p, 8);
@@ -87,16 +89,17 @@ class RankTable {
     std::memcpy(&v, p, 4);
     return v;
   }
-  // The first min(size, 8) bytes as a little-endian integer, zero-padded, read without going
-  // past data + size: 4..7 bytes come from two overlapping 4-byte loads whose shared bytes are
-  // equal, so OR-ing them is exact; 1..3 bytes from the first, middle and last byte.
-  static std::uint64_t load_head(const std::uint8_t* data, std::size_t size) {
-    if (size >= 8) return load64(data);
-    if (size >= 4) return load32(data) | std::uint64_t{load32(data + size - 4)} << (8 * (size - 4));
-    if (size == 0) return 0;
-    return std::uint64_t{data[0]} | std::uint64_t{data[size / 2]} << (8 * (size / 2)) |
-           std::uint64_t{data[size - 1]} << (8 * (size - 1));
-  }
+
+  struct Slot {
+    std::uint64_t head;  // first min(size, 8) bytes, little-endian, zero-padded
+    std::uint32_t size;
+    Rank rank;           // kNoRank marks an empty slot
+  };
+  struct Span {
+    std::uint32_t offset;
+    std::uint32_t size;  // 0: rank not present (tokens are never empty)
+  };
+
   // Hashes the head, the size and, for longer tokens, their last 8 bytes: tokens that share
   // both ends and the size but differ inside just probe a little further.
   static std::uint64_t hash(std::uint64_t head, const std::uint8_t* data, std::size_t size) {
