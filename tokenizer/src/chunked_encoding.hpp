@@ -19,6 +19,9 @@ inline constexpr std::size_t kMinChunk = 64 * 1024;
 // How many leading piece starts of its chain a chunk publishes for its left neighbour to meet.
 inline constexpr std::size_t kSyncPieces = 64;
 
+// The stop predicate of a chain that runs to the end of the text.
+inline constexpr auto kNeverStop = [](std::size_t) { return false; };
+
 // A Chain encodes the pieces of a chain (see PreTokenizer::scan_from) starting at `from`:
 //   std::size_t encode(text, from, out, bpe, stop) const
 // calls stop(start) before each piece, encodes the piece into `out` unless stop returned true,
@@ -80,7 +83,7 @@ template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain) {
   auto encode_rest = [&](std::size_t from) {
     BytePairEncoder bpe(tokenizer);
-    chain.encode(text, from, out, bpe, [](std::size_t) { return false; });
+    chain.encode(text, from, out, bpe, kNeverStop);
   };
   if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
     encode_rest(0);
@@ -95,6 +98,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   struct Chunk {
     std::size_t start = 0;
     std::vector<std::size_t> heads;   // first piece starts of this chunk's chain
+    bool meets_left = true;           // whether a chain from further left reaches `heads`
     std::vector<std::size_t> counts;  // counts[i]: ids encoded before heads[i]
     std::vector<Rank> ids;
     std::size_t stop_chunk = 0;       // the chunk whose chain this one met (chunks: none)
@@ -106,14 +110,13 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   for (std::size_t k = 0; k < parts.size(); ++k) parts[k].start = chunk_start_near(text, k * text.size() / parts.size());
   parts[0].start = 0;
 
-  std::vector<char> meets(parts.size(), 1);
   tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t k) {
     Chunk& c = parts[k];
     tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
       c.heads.push_back(start);
       return c.heads.size() < kSyncPieces;
     });
-    if (k > 0) meets[k] = chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
+    if (k > 0) c.meets_left = chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
   });
   // The left neighbour covers a chunk that would only repeat its work: one whose first piece
   // runs past the next chunk's start (it sits inside a giant piece, a megabyte of one letter),
@@ -121,8 +124,8 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   std::vector<Chunk> kept;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
-    const std::vector<std::size_t>& heads = parts[k].heads;
-    if (k == 0 || (meets[k] && heads.size() >= 2 && heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
+    const Chunk& c = parts[k];
+    if (k == 0 || (c.meets_left && c.heads.size() >= 2 && c.heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
   }
   parts = std::move(kept);
   const std::size_t chunks = parts.size();

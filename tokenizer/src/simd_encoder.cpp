@@ -44,7 +44,7 @@ SimdChain simd_chain(const Tokenizer& tokenizer) {
 
 void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
   BytePairEncoder bpe(tokenizer);
-  simd_chain(tokenizer).encode(text, 0, out, bpe, [](std::size_t) { return false; });
+  simd_chain(tokenizer).encode(text, 0, out, bpe, chunked::kNeverStop);
 }
 
 void encode_simd_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
