@@ -17,11 +17,7 @@ void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
   const std::size_t size = piece.size();
   if (size == 0) return;
-  if (size == 1) {
-    out.push_back(ranks_->byte_rank(data[0]));
-    return;
-  }
-  // Most pieces of real text are whole tokens.
+  // Most pieces of real text are whole tokens (every single byte is one).
   if (size <= ranks_->max_token_size()) {
     if (const Rank whole = ranks_->find(data, size); whole != kNoRank) {
       out.push_back(whole);
