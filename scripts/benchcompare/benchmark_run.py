@@ -29,6 +29,13 @@ class BenchmarkRun:
     benchmarks: dict  # run name -> BenchmarkSamples, in the order of registration
 
 
+def restricted_to(run, pattern):
+    """RUN with only the benchmarks whose names PATTERN (a compiled regular expression) finds, as
+    --benchmark_filter selects them: a search, not a whole-name match."""
+    kept = {name: samples for name, samples in run.benchmarks.items() if pattern.search(name)}
+    return BenchmarkRun(run.path, run.context, kept)
+
+
 def load_benchmark_run(path):
     """Reads PATH; raises UnusableInput naming every problem found in it."""
     document = _parse_json(path)

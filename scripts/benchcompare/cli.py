@@ -1,9 +1,10 @@
 """The command line of scripts/compare."""
 
 import argparse
+import re
 import sys
 
-from .benchmark_run import load_benchmark_run
+from .benchmark_run import load_benchmark_run, restricted_to
 from .comparison_report import compare_runs
 from .machine_fingerprint import FINGERPRINT_FIELDS
 from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
@@ -70,7 +71,8 @@ def main(argv=None):
     runs = []
     for path in (arguments.baseline, arguments.current):
         try:
-            runs.append(load_benchmark_run(path))
+            run = load_benchmark_run(path)
+            runs.append(restricted_to(run, arguments.filter) if arguments.filter else run)
         except UnusableInput as error:
             problems += error.messages
     if not problems:
@@ -111,6 +113,10 @@ def _parse_arguments(argv):
                         action="append", default=[],
                         help="smallest change in percent of the baseline median that counts for "
                         "the benchmarks matching PATTERN; repeatable (defaults below)")
+    parser.add_argument("--filter", metavar="REGEX", type=_regular_expression,
+                        help="compare only the benchmarks whose names REGEX finds, in both runs, "
+                        "as --benchmark_filter selects them: e.g. a baseline of the whole suite "
+                        "against a run of a subset")
     parser.add_argument("--ratios-only", action="store_true",
                         help="gate on the speedup ratios only; changes of times are information")
     parser.add_argument("--min-repetitions", type=int, default=5,
@@ -134,6 +140,13 @@ def _probability(text):
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
     return value
+
+
+def _regular_expression(text):
+    try:
+        return re.compile(text)
+    except re.error as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {error}") from None
 
 
 def _minimum_effect(text):

@@ -220,6 +220,27 @@ class UnusableInputTest(unittest.TestCase):
             f"short_encoding/simd_avx2 is only in {variant} (renamed? {baseline} has "
             "short_encoding/simd)")
 
+    def test_filter_compares_a_subset_against_a_whole_baseline(self):
+        def keep_short_serial(document):
+            document["benchmarks"] = [row for row in document["benchmarks"]
+                                      if row["run_name"] == "short_encoding/serial"]
+        variant = self.baseline_variant(keep_short_serial)
+        unfiltered = run_compare(golden_path("baseline.json"), variant)
+        self.assertEqual(unfiltered.returncode, 2)
+        self.assertIn("short_encoding/simd is only in", unfiltered.stderr)
+        filtered = run_compare(golden_path("baseline.json"), variant, "--filter", "^short.*/serial")
+        self.assertEqual(filtered.returncode, 0, filtered.stderr)
+        self.assertEqual(list(verdicts(filtered.stdout)), ["short_encoding/serial"])
+
+    def test_filter_keeps_one_sided_benchmarks_it_selects(self):
+        def drop_simd(document):
+            document["benchmarks"] = [row for row in document["benchmarks"]
+                                      if row["run_name"] != "short_encoding/simd"]
+        variant = self.baseline_variant(drop_simd)
+        baseline = golden_path("baseline.json")
+        self.assert_unusable([baseline, variant, "--filter", "short_encoding"],
+                             f"short_encoding/simd is only in {baseline}")
+
     def test_too_few_repetitions(self):
         def keep_three(document):
             document["benchmarks"] = [row for row in document["benchmarks"]
@@ -254,6 +275,9 @@ class ArgumentTest(unittest.TestCase):
     def test_bad_minimum_effect(self):
         self.assert_usage_error(["--min-effect", "long_encoding"],
                                 "'long_encoding' is not PATTERN=PCT")
+
+    def test_bad_filter(self):
+        self.assert_usage_error(["--filter", "(short"], "'(short' is not a regular expression")
 
     def test_bad_alpha(self):
         self.assert_usage_error(["--alpha", "1.5"], "1.5 is not between 0 and 1")
