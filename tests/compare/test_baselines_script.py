@@ -1,0 +1,108 @@
+"""scripts/baselines run as a child process: finding the baseline of a machine, recording one."""
+
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from golden_files import golden_path, read_golden, write_document
+from repository import SCRIPTS_DIR
+
+BASELINES_SCRIPT = SCRIPTS_DIR / "baselines"
+
+
+def run_baselines(*arguments):
+    return subprocess.run([sys.executable, str(BASELINES_SCRIPT), *arguments],
+                          capture_output=True, text=True, check=False)
+
+
+class BaselinesTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.store = Path(self.directory.name) / "baselines"
+        self.store.mkdir()
+        self.addCleanup(self.directory.cleanup)
+
+    def run_file(self, name, **context):
+        """The golden baseline with CONTEXT fields changed, written outside the store."""
+        document = read_golden("baseline.json")
+        document["context"].update(context)
+        return write_document(self.directory.name, name, document)
+
+    def save(self, path):
+        result = run_baselines("save", path, "--dir", str(self.store))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+    def find(self, path):
+        return run_baselines("find", path, "--dir", str(self.store))
+
+    def test_save_names_the_file_by_fingerprint(self):
+        result = self.save(golden_path("baseline.json"))
+        saved = Path(result.stdout.strip())
+        self.assertEqual(saved.parent, self.store)
+        self.assertRegex(saved.name, r"^[a-z0-9._]+-2cpus-avx2-[a-z0-9._]+-release-[0-9a-f]{8}\.json$")
+        self.assertEqual(saved.read_bytes(), Path(golden_path("baseline.json")).read_bytes())
+
+    def test_save_replaces_the_baseline_of_the_same_fingerprint_only(self):
+        first = Path(self.save(golden_path("baseline.json")).stdout.strip())
+        other = Path(self.save(self.run_file("other.json", num_cpus=16)).stdout.strip())
+        newer = self.run_file("newer.json", git_commit="fedcba9", date="2030-01-01T00:00:00+00:00")
+        result = self.save(newer)
+        self.assertEqual(Path(result.stdout.strip()), first)
+        self.assertEqual(result.stderr, f"scripts/baselines: replaced {first.name}\n")
+        self.assertEqual(sorted(self.store.iterdir()), sorted([first, other]))
+        self.assertIn("fedcba9", first.read_text())
+
+    def test_find_prefers_the_same_machine(self):
+        same = Path(self.save(golden_path("baseline.json")).stdout.strip())
+        self.save(self.run_file("other.json", num_cpus=16, date="2030-01-01T00:00:00+00:00"))
+        result = self.find(self.run_file("current.json", git_commit="0123abc"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(Path(result.stdout.strip()), same)
+        self.assertIn("recorded on this machine's fingerprint", result.stderr)
+
+    def test_find_falls_back_to_the_newest_other_machine(self):
+        self.save(self.run_file("old.json", num_cpus=8, date="2026-01-01T00:00:00+00:00"))
+        newest = Path(self.save(self.run_file("new.json", num_cpus=16,
+                                              date="2027-01-01T00:00:00+00:00")).stdout.strip())
+        result = self.find(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(Path(result.stdout.strip()), newest)
+        self.assertIn("another machine: only speedup ratios will gate", result.stderr)
+
+    def test_find_in_an_empty_store(self):
+        result = self.find(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stdout, "")
+        self.assertIn(f"{self.store} holds no baseline (*.json); record one with "
+                      "scripts/bench --save-baseline", result.stderr)
+
+    def test_missing_store(self):
+        result = run_baselines("find", golden_path("baseline.json"), "--dir",
+                               str(self.store / "absent"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"{self.store / 'absent'} is not a directory of baselines", result.stderr)
+
+    def test_unusable_file_in_the_store(self):
+        (self.store / "broken.json").write_text("{", encoding="utf-8")
+        result = self.find(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"{self.store / 'broken.json'} is not valid JSON", result.stderr)
+
+    def test_aggregates_only_is_not_saved(self):
+        result = run_baselines("save", golden_path("aggregates_only.json"), "--dir",
+                               str(self.store))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("has no row per repetition", result.stderr)
+        self.assertEqual(list(self.store.iterdir()), [])
+
+    def test_unknown_command(self):
+        result = run_baselines("drop", golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("invalid choice: 'drop'", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
