@@ -38,7 +38,7 @@ def restricted_to(run, pattern):
 
 def load_benchmark_run(path):
     """Reads PATH; raises UnusableInput naming every problem found in it."""
-    document = _parse_json(path)
+    document = parse_json(path)
     if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
         raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "benchmarks" list'])
     if not isinstance(document.get("context"), dict):
@@ -56,7 +56,7 @@ def load_benchmark_run(path):
     return run
 
 
-def _parse_json(path):
+def parse_json(path):
     try:
         with open(path, encoding="utf-8") as file:
             text = file.read()

@@ -113,7 +113,7 @@ def _parse_arguments(argv):
                         action="append", default=[],
                         help="smallest change in percent of the baseline median that counts for "
                         "the benchmarks matching PATTERN; repeatable (defaults below)")
-    parser.add_argument("--filter", metavar="REGEX", type=_regular_expression,
+    parser.add_argument("--filter", metavar="REGEX", type=regular_expression,
                         help="compare only the benchmarks whose names REGEX finds, in both runs, "
                         "as --benchmark_filter selects them: e.g. a baseline of the whole suite "
                         "against a run of a subset")
@@ -142,7 +142,7 @@ def _probability(text):
     return value
 
 
-def _regular_expression(text):
+def regular_expression(text):
     try:
         return re.compile(text)
     except re.error as error:

@@ -16,7 +16,7 @@ def render_report(report, markdown=False):
     sections.append(render_table(_table("benchmark", report.benchmarks, _duration,
                                         report.times_gate, markdown)))
     if report.ratios:
-        sections.append(render_table(_table("speedup", report.ratios, _speedup,
+        sections.append(render_table(_table("speedup", report.ratios, format_speedup,
                                             not report.times_gate, markdown)))
     sections.append(("**Summary:** " if markdown else "Summary: ") + _summary(report))
     regressions = report.regressions()
@@ -54,7 +54,7 @@ def _table(title, comparisons, format_value, gates, markdown):
             format_value(comparison.current_median),
             f"{comparison.change * 100:+.1f}%",
             f"{comparison.min_effect * 100:g}%",
-            _p_value(comparison.p_value),
+            format_p_value(comparison.p_value),
             verdict,
         ])
     headers = [title, "baseline", "current", "change", "limit", "p", "verdict"]
@@ -86,7 +86,7 @@ def _regression_list(regressions, markdown):
         name = f"`{comparison.name}`" if markdown else comparison.name
         lines.append(f"{'-' if markdown else ' '} {name}: {comparison.change * 100:+.1f}% "
                      f"(limit {comparison.min_effect * 100:g}%, p = "
-                     f"{_p_value(comparison.p_value)})")
+                     f"{format_p_value(comparison.p_value)})")
     return "\n".join(lines)
 
 
@@ -97,7 +97,7 @@ def _duration(nanoseconds):
     return f"{_four_digits(nanoseconds)} ns"
 
 
-def _speedup(value):
+def format_speedup(value):
     return f"{value:.2f}x"
 
 
@@ -107,5 +107,5 @@ def _four_digits(value):
     return f"{value:.{decimals}f}"
 
 
-def _p_value(p_value):
+def format_p_value(p_value):
     return "<0.0001" if p_value < 0.0001 else f"{p_value:.4f}"

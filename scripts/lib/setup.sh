@@ -20,7 +20,7 @@ DEBIAN_PACKAGES=(
   libicu-dev libgtest-dev googletest libbenchmark-dev
   libxsimd-dev libtbb-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  xz-utils python3 python3-venv
+  xz-utils python3 python3-venv python3-matplotlib
 )
 
 # Runs a command with its output in LOG; on failure prints the log and the command to stderr
