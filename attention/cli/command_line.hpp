@@ -1,0 +1,43 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "attention/attention_problem.hpp"
+#include "attention/implementation_registry.hpp"
+
+namespace attention::cli {
+
+// A fault in the arguments themselves (exit status 2), as opposed to a fault met while
+// carrying them out (exit status 1).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// What the arguments ask for, already validated: the four required files are named, the scale
+// is positive and finite, and the implementation is registered and supported on this CPU.
+// Files are not touched while parsing.
+struct CommandLine {
+  bool help = false;
+  bool list = false;
+  std::string q, k, v, out;
+  std::string mask;  // empty: no additive mask
+  CausalAlignment causal = CausalAlignment::none;
+  std::optional<float> scale;                      // nullopt: 1 / sqrt(head_dim)
+  const Implementation* implementation = nullptr;  // never null after parsing
+};
+
+// Throws UsageError naming the faulty argument. `args` excludes the program name.
+CommandLine parse_command_line(std::span<const std::string_view> args);
+
+// The text --help prints.
+std::string usage_text();
+
+// The text --list prints: one line per implementation, its name first.
+std::string implementation_list_text();
+
+}  // namespace attention::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "attention/attention_problem.hpp"
+
+namespace attention {
+
+// One way of computing SDPA. Every implementation agrees with `reference` within float32
+// tolerances (atol 1e-5, rtol 5e-6 for outputs of order one on the CPU).
+struct Implementation {
+  std::string_view name;
+  std::string_view description;
+  // Whether this machine can run it.
+  bool (*is_supported)();
+  // Bytes of scratch memory a call with this shape allocates, all of it before any tile loop.
+  std::size_t (*workspace_bytes)(const AttentionShape& shape);
+  // Validates `problem` (std::invalid_argument) and writes problem.out.
+  void (*run)(const AttentionProblem& problem);
+};
+
+// Every CPU implementation of this library, simplest first.
+std::span<const Implementation> cpu_implementations();
+// nullptr if none has this name.
+const Implementation* find_cpu_implementation(std::string_view name);
+
+// Scores materialised, softmax and accumulation in double: the oracle.
+void sdpa_reference(const AttentionProblem& problem);
+// Tiled with an online softmax; never materialises seq_q x seq_k. SIMD kernels chosen at run
+// time, oneTBB over batch x heads x query tiles.
+void sdpa_flash(const AttentionProblem& problem);
+
+}  // namespace attention

@@ -1,0 +1,101 @@
+#include "attention/attention_problem.hpp"
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+namespace attention {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument("attention: " + message); }
+
+void require_positive(std::size_t value, const char* name) {
+  if (value == 0) fail(std::string(name) + " is zero");
+}
+
+// The element count of a tensor, refusing one that does not fit in size_t: a wrapped count could
+// equal a small span's size and let every later index run out of bounds.
+std::size_t checked_product(std::initializer_list<std::size_t> dims, const char* tensor) {
+  std::size_t product = 1;
+  for (std::size_t d : dims)
+    if (__builtin_mul_overflow(product, d, &product)) fail(std::string(tensor) + " has more elements than size_t counts");
+  return product;
+}
+
+void require_size(std::size_t actual, std::size_t expected, const char* name) {
+  if (actual != expected)
+    fail(std::string(name) + " holds " + std::to_string(actual) + " floats, the shape needs " +
+         std::to_string(expected));
+}
+
+bool overlaps(std::span<const float> a, std::span<const float> b) {
+  if (a.empty() || b.empty()) return false;
+  const std::less<const float*> before;
+  return before(a.data(), b.data() + b.size()) && before(b.data(), a.data() + a.size());
+}
+
+}  // namespace
+
+std::optional<CausalAlignment> parse_causal_alignment(std::string_view text) {
+  if (text == "none") return CausalAlignment::none;
+  if (text == "top-left") return CausalAlignment::top_left;
+  if (text == "bottom-right") return CausalAlignment::bottom_right;
+  return std::nullopt;
+}
+
+std::string_view to_string(CausalAlignment alignment) {
+  switch (alignment) {
+    case CausalAlignment::none: return "none";
+    case CausalAlignment::top_left: return "top-left";
+    case CausalAlignment::bottom_right: return "bottom-right";
+  }
+  return "unknown";
+}
+
+float AttentionProblem::effective_scale() const {
+  return scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim))));
+}
+
+void validate(const AttentionProblem& problem) {
+  const AttentionShape& s = problem.shape;
+  require_positive(s.batch, "batch");
+  require_positive(s.heads, "heads");
+  require_positive(s.kv_heads, "kv_heads");
+  require_positive(s.seq_q, "seq_q");
+  require_positive(s.seq_k, "seq_k");
+  require_positive(s.head_dim, "head_dim");
+  require_positive(s.value_dim, "value_dim");
+  if (s.heads % s.kv_heads != 0)
+    fail("heads (" + std::to_string(s.heads) + ") is not a multiple of kv_heads (" + std::to_string(s.kv_heads) + ")");
+  if (s.head_dim > kMaxHeadDim)
+    fail("head_dim " + std::to_string(s.head_dim) + " exceeds the maximum " + std::to_string(kMaxHeadDim));
+  if (s.value_dim > kMaxHeadDim)
+    fail("value_dim " + std::to_string(s.value_dim) + " exceeds the maximum " + std::to_string(kMaxHeadDim));
+  switch (problem.causal) {
+    case CausalAlignment::none:
+    case CausalAlignment::top_left:
+    case CausalAlignment::bottom_right: break;
+    default: fail("causal alignment " + std::to_string(static_cast<int>(problem.causal)) + " is not one of the enum's");
+  }
+
+  require_size(problem.q.size(), checked_product({s.batch, s.heads, s.seq_q, s.head_dim}, "q"), "q");
+  require_size(problem.k.size(), checked_product({s.batch, s.kv_heads, s.seq_k, s.head_dim}, "k"), "k");
+  require_size(problem.v.size(), checked_product({s.batch, s.kv_heads, s.seq_k, s.value_dim}, "v"), "v");
+  require_size(problem.out.size(), checked_product({s.batch, s.heads, s.seq_q, s.value_dim}, "out"), "out");
+  if (!problem.mask.empty()) require_size(problem.mask.size(), checked_product({s.seq_q, s.seq_k}, "mask"), "mask");
+
+  if (problem.scale) {
+    const float scale = *problem.scale;
+    if (!std::isfinite(scale)) fail("scale " + std::to_string(scale) + " is not finite");
+    if (scale <= 0) fail("scale " + std::to_string(scale) + " is not positive");
+  }
+
+  // Implementations write out while still reading the inputs.
+  if (overlaps(problem.out, problem.q)) fail("out overlaps q");
+  if (overlaps(problem.out, problem.k)) fail("out overlaps k");
+  if (overlaps(problem.out, problem.v)) fail("out overlaps v");
+  if (overlaps(problem.out, problem.mask)) fail("out overlaps mask");
+}
+
+}  // namespace attention

@@ -1,0 +1,67 @@
+#include "flash_sdpa.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <numbers>
+
+#include "aligned_floats.hpp"
+#include "attention/implementation_registry.hpp"
+#include "workspace_sizes.hpp"
+
+namespace attention {
+
+namespace {
+
+// Each thread of the arena owns one slice of scratch, indexed by its arena slot.
+std::size_t thread_slots() { return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()); }
+
+std::size_t workspace_floats(const simd::FlashKernels& kernels, const AttentionShape& shape) {
+  return thread_slots() * kernels.thread_floats(shape);
+}
+
+}  // namespace
+
+std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
+  return workspace_floats(kernels, shape) * sizeof(float);
+}
+
+std::size_t flash_workspace_bytes(const AttentionShape& shape) {
+  return flash_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
+}
+
+void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& problem) {
+  validate(problem);
+  const AttentionShape& s = problem.shape;
+  // The whole workspace, allocated once before any kernel runs: one scratch slice per thread slot.
+  const AlignedFloats workspace(workspace_floats(kernels, s));
+  const std::size_t per_thread = kernels.thread_floats(s);
+
+  const simd::FlashCall call{
+      .shape = s,
+      .q = problem.q.data(),
+      .k = problem.k.data(),
+      .v = problem.v.data(),
+      .mask = problem.mask.empty() ? nullptr : problem.mask.data(),
+      .out = problem.out.data(),
+      .window = key_window(s, problem.causal),
+      .query_factor = static_cast<float>(problem.effective_scale() * std::numbers::log2e),
+  };
+
+  const std::size_t tiles = (s.seq_q + kernels.query_tile_rows - 1) / kernels.query_tile_rows;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.heads * tiles),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      float* const scratch =
+                          workspace.data() +
+                          static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()) * per_thread;
+                      // Within a head, the last query tiles first: under a causal mask they see the
+                      // most keys, and starting them early evens out the threads' finishing times.
+                      for (std::size_t task = range.begin(); task != range.end(); ++task)
+                        kernels.attend(call, task / tiles, tiles - 1 - task % tiles, scratch);
+                    });
+}
+
+void sdpa_flash(const AttentionProblem& problem) { sdpa_flash_with(*simd::best_flash_isa().kernels, problem); }
+
+}  // namespace attention

@@ -1,0 +1,394 @@
+// The body of a per-ISA flash kernel. Included by flash_kernel_<isa>.cpp after defining
+//   ATTENTION_SIMD_ARCH        the xsimd architecture (xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2)
+//   ATTENTION_SIMD_NAMESPACE   the namespace its kFlashKernels lives in
+//   ATTENTION_SIMD_BLOCK_ROWS  rows of a register block (see kBlockRows)
+// and compiled with that ISA's flags. Everything here has internal linkage or an ISA-specific
+// name, and no standard-library inline function is used, so no function compiled for a wider
+// ISA can be chosen by the linker for code that runs on a narrower one.
+//
+// Algorithm (FlashAttention-2 on a CPU). A task takes kQueryTile query rows and walks the keys in
+// tiles of kKeyTile; per key tile it computes the transposed scores S^T = K Q^T, masks them,
+// updates each row's running max and sum (online softmax in base 2) and adds P V into its output
+// rows. Both products are register-blocked like a GEMM microkernel: kBlockRows rows of the left
+// operand broadcast one element at a time against kBlockVectors vectors of the right one.
+//  - S^T: the left rows are keys, read in place from K; the right operand is the query tile,
+//    packed once per task d-major in groups of kBlockColumns queries and scaled by
+//    scale * log2(e). So K needs no packing, and a score row (one key) holds kQueryTile queries:
+//    the softmax runs down columns, vertically, with no horizontal reduction.
+//  - P V: the left rows are queries, whose weights lie contiguous in each score row; the right
+//    operand is V in place, kBlockColumns columns at a time.
+// Neither K nor V is copied (but for V's columns past its last whole vector, a tile at a time),
+// so the workspace is a small scratch per thread.
+// Keys no row of a block may see are not computed, so causal work above the diagonal is skipped
+// per group of rows and per block of keys, and only keys between a group's first and last
+// row's limits are masked.
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+
+#include "flash_kernels.hpp"
+
+namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
+
+namespace {
+
+using Arch = ATTENTION_SIMD_ARCH;
+using Floats = xsimd::batch<float, Arch>;
+using Bits = xsimd::batch<std::int32_t, Arch>;
+
+constexpr std::size_t kWidth = Floats::size;
+// A register block is kBlockRows x kBlockVectors accumulators, plus kBlockVectors loaded vectors
+// and one broadcast: 6 x 2 + 3 = 15 of the 16 registers of AVX2 and SSE2, 12 x 2 + 3 of AVX-512's 32.
+constexpr std::size_t kBlockRows = ATTENTION_SIMD_BLOCK_ROWS;
+constexpr std::size_t kBlockVectors = 2;
+constexpr std::size_t kBlockColumns = kBlockVectors * kWidth;
+
+// a * b + c, fused. The branch is chosen by the flags this file is compiled with: xsimd 8.1 has no
+// AVX-512 fma, and its generic one is a multiply and an add.
+inline Floats multiply_add(Floats a, Floats b, Floats c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#else
+  return xsimd::fma(a, b, c);
+#endif
+}
+
+constexpr std::size_t gcd(std::size_t a, std::size_t b) { return b == 0 ? a : gcd(b, a % b); }
+constexpr std::size_t smaller(std::size_t a, std::size_t b) { return a < b ? a : b; }
+constexpr std::size_t round_up(std::size_t n, std::size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// Query rows are split both into groups of kBlockColumns (scores) and blocks of kBlockRows
+// (P V), so a tile is a multiple of both: 48 rows for AVX2 and SSE2, 96 for AVX-512.
+constexpr std::size_t kQueryTile =
+    round_up(48, kBlockRows / gcd(kBlockRows, kBlockColumns) * kBlockColumns);
+// Keys per tile, a multiple of kBlockRows. A tile's rows of kBlockColumns columns of V stay in L1
+// while every block of query rows uses them, even 512 bytes apart (value_dim 128), where they all
+// fall into 8 of the 64 sets of a 32 KiB, 8-way L1: 64 lines, no more.
+constexpr std::size_t kKeyTile = 48;
+static_assert(kKeyTile % kBlockRows == 0);
+
+constexpr float kLog2e = 1.44269504088896340736f;
+constexpr float kMinusInfinity = -__builtin_inff();
+// Regions of scratch start on 64-byte boundaries.
+constexpr std::size_t kAlignFloats = 16;
+
+// Offsets of the regions of a thread's scratch, from the shape alone.
+struct Layout {
+  std::size_t value_columns;  // value_dim rounded up to kWidth
+  std::size_t queries;        // the query tile times query_factor: groups of head_dim x kBlockColumns
+  std::size_t scores;         // kKeyTile x kQueryTile: S^T of the key tile, then the weights P^T
+  std::size_t outputs;        // kQueryTile x value_columns: unnormalised output rows
+  std::size_t row_max;        // kQueryTile running maxima (base-2 scores)
+  std::size_t row_sum;        // kQueryTile running sums of weights
+  std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current key tile
+  std::size_t zero_key;       // head_dim zeros: the keys of a block past seq_k
+  std::size_t value_tail;     // kKeyTile x kWidth: V columns past the last whole vector, zero-padded
+  std::size_t thread_floats;
+};
+
+Layout layout_of(const AttentionShape& s) {
+  Layout l{};
+  l.value_columns = round_up(s.value_dim, kWidth);
+  std::size_t at = 0;
+  const auto region = [&at](std::size_t floats) {
+    const std::size_t start = at;
+    at += round_up(floats, kAlignFloats);
+    return start;
+  };
+  l.queries = region(kQueryTile * s.head_dim);
+  l.scores = region(kKeyTile * kQueryTile);
+  l.outputs = region(kQueryTile * l.value_columns);
+  l.row_max = region(kQueryTile);
+  l.row_sum = region(kQueryTile);
+  l.rescale = region(kQueryTile);
+  l.zero_key = region(s.head_dim);
+  l.value_tail = region(kKeyTile * kWidth);
+  l.thread_floats = at;
+  return l;
+}
+
+std::size_t thread_floats(const AttentionShape& shape) { return layout_of(shape).thread_floats; }
+
+// scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
+// (head_dim rows of kBlockColumns).
+void score_block(const float* const (&keys)[kBlockRows], const float* queries, std::size_t head_dim,
+                 float* scores) {
+  Floats acc[kBlockRows][kBlockVectors];
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kBlockRows; ++i)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = Floats(0.0f);
+  for (std::size_t d = 0; d < head_dim; ++d, queries += kBlockColumns) {
+    Floats q[kBlockVectors];
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x) q[x] = Floats::load_aligned(queries + x * kWidth);
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < kBlockRows; ++i) {
+      const Floats k(keys[i][d]);
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = multiply_add(k, q[x], acc[i][x]);
+    }
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kBlockRows; ++i)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x].store_aligned(scores + i * kQueryTile + x * kWidth);
+}
+
+// outputs[r][0, Vectors * kWidth) (rows `output_stride` apart) = rescale[r] * outputs[r] + the sum
+// over j < keys of weights[j][r] (rows kQueryTile apart) * values[j] (rows `value_stride` apart).
+template <std::size_t Vectors>
+void accumulate_block(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
+                      float* outputs, std::size_t output_stride, const float* rescale) {
+  Floats acc[kBlockRows][Vectors];
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < kBlockRows; ++r) {
+    const Floats factor(rescale[r]);
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x)
+      acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * factor;
+  }
+  for (std::size_t j = 0; j < keys; ++j, weights += kQueryTile, values += value_stride) {
+    Floats v[Vectors];
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x) v[x] = Floats::load_unaligned(values + x * kWidth);
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < kBlockRows; ++r) {
+      const Floats w(weights[r]);
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
+    }
+  }
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < kBlockRows; ++r)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
+}
+
+// 2^x for x <= 0, with relative error below 2e-7; exactly 0 for x < -126.5 and for -inf.
+// 2^x = 2^n * 2^f with n = round(x) and f = x - n in [-0.5, 0.5]. Adding 1.5 * 2^23 + 127 puts
+// x + 127 rounded to an integer in the low mantissa bits (the sum lies in [2^23, 2^24), where the
+// float spacing is 1); shifted left by 23, those bits become the exponent field of 2^n and the
+// higher bits fall off. Clamping x at -127 makes that field 0 for the smallest n, i.e. 2^n = +0.
+Floats exp2_nonpositive(Floats x) {
+  constexpr float kShifter = 12582912.0f + 127.0f;
+  x = xsimd::max(x, Floats(-127.0f));
+  const Floats shifted = x + Floats(kShifter);
+  const Floats f = x - (shifted - Floats(kShifter));
+  // Least-squares fit of 2^f on [-0.5, 0.5] in relative error (max 7.7e-8).
+  Floats poly = multiply_add(Floats(1.32669705e-3f), f, Floats(9.67545975e-3f));
+  poly = multiply_add(poly, f, Floats(5.55074262e-2f));
+  poly = multiply_add(poly, f, Floats(2.40221218e-1f));
+  poly = multiply_add(poly, f, Floats(6.93146949e-1f));
+  poly = multiply_add(poly, f, Floats(1.00000007f));
+  const Floats power = xsimd::bitwise_cast<Floats>(xsimd::bitwise_cast<Bits>(shifted) << 23);
+  return poly * power;
+}
+
+// The online softmax step of kWidth query rows over `keys` score rows of a tile: weights
+// exp2(score - new max) replace the scores, and the rows' running max and sum move on; rescale
+// receives exp2(old max - new max), by which their earlier output must shrink. A row whose keys
+// have all been masked so far keeps max -inf and uses 0 as its base, so its weights are
+// exp2(-inf) = 0.
+void update_softmax(float* scores, std::size_t keys, float* row_max, float* row_sum, float* rescale) {
+  const Floats old_max = Floats::load_aligned(row_max);
+  Floats new_max = old_max;
+  for (std::size_t j = 0; j < keys; ++j) new_max = xsimd::max(new_max, Floats::load_aligned(scores + j * kQueryTile));
+  const Floats base = xsimd::select(new_max == Floats(kMinusInfinity), Floats(0.0f), new_max);
+  Floats sum(0.0f);
+  for (std::size_t j = 0; j < keys; ++j) {
+    const Floats weight = exp2_nonpositive(Floats::load_aligned(scores + j * kQueryTile) - base);
+    weight.store_aligned(scores + j * kQueryTile);
+    sum += weight;
+  }
+  const Floats factor = exp2_nonpositive(old_max - base);
+  factor.store_aligned(rescale);
+  multiply_add(Floats::load_aligned(row_sum), factor, sum).store_aligned(row_sum);
+  new_max.store_aligned(row_max);
+}
+
+#if defined(__AVX2__)
+// dst[d][x] (rows dst_stride apart) = factor * src[x][d] (rows src_stride apart) for x, d < 8.
+inline void transpose_8x8(const float* src, std::size_t src_stride, float* dst, std::size_t dst_stride, __m256 factor) {
+  __m256 rows[8];
+  for (int i = 0; i < 8; ++i) rows[i] = _mm256_mul_ps(_mm256_loadu_ps(src + i * src_stride), factor);
+  // Interleave pairs of rows, then pairs of pairs within each 128-bit lane, then swap lanes:
+  // after the three steps, vector d holds column d.
+  __m256 pairs[8], quads[8];
+  for (int i = 0; i < 8; i += 2) {
+    pairs[i] = _mm256_unpacklo_ps(rows[i], rows[i + 1]);
+    pairs[i + 1] = _mm256_unpackhi_ps(rows[i], rows[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    quads[i] = _mm256_shuffle_ps(pairs[i], pairs[i + 2], 0x44);
+    quads[i + 1] = _mm256_shuffle_ps(pairs[i], pairs[i + 2], 0xEE);
+    quads[i + 2] = _mm256_shuffle_ps(pairs[i + 1], pairs[i + 3], 0x44);
+    quads[i + 3] = _mm256_shuffle_ps(pairs[i + 1], pairs[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * dst_stride, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * dst_stride, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x31));
+  }
+}
+#endif
+
+// The query tile (`rows` rows of head_dim, then zeros up to `groups` groups) times `factor`,
+// packed: queries[(g * head_dim + d) * kBlockColumns + x] = factor * q[g * kBlockColumns + x][d].
+// Whole blocks of 8 x 8 are transposed in registers where AVX2 is available (the branch is chosen
+// by the flags this file is compiled with), the rest element by element.
+void pack_queries(const float* q, std::size_t rows, std::size_t groups, std::size_t head_dim, float factor,
+                  float* queries) {
+  static_assert(kBlockColumns % 8 == 0);
+  for (std::size_t r0 = 0; r0 < groups * kBlockColumns; r0 += 8) {
+    float* const packed = queries + (r0 / kBlockColumns) * head_dim * kBlockColumns + r0 % kBlockColumns;
+    std::size_t d = 0;
+#if defined(__AVX2__)
+    if (r0 + 8 <= rows)
+      for (; d + 8 <= head_dim; d += 8)
+        transpose_8x8(q + r0 * head_dim + d, head_dim, packed + d * kBlockColumns, kBlockColumns, _mm256_set1_ps(factor));
+#endif
+    for (std::size_t x = 0; x < 8; ++x)
+      for (std::size_t e = d; e < head_dim; ++e)
+        packed[e * kBlockColumns + x] = r0 + x < rows ? q[(r0 + x) * head_dim + e] * factor : 0.0f;
+  }
+}
+
+// A number of vectors as a type, for a generic lambda to pick an accumulate_block by.
+template <std::size_t N>
+struct Vectors {
+  static constexpr std::size_t value = N;
+};
+
+void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scratch) {
+  const AttentionShape& s = call.shape;
+  const Layout l = layout_of(s);
+  const std::size_t kv = (bh / s.heads) * s.kv_heads + (bh % s.heads) / (s.heads / s.kv_heads);
+  const float* const k = call.k + kv * s.seq_k * s.head_dim;
+  const float* const v = call.v + kv * s.seq_k * s.value_dim;
+
+  const std::size_t first_query = tile * kQueryTile;
+  const std::size_t rows = smaller(kQueryTile, s.seq_q - first_query);
+  const std::size_t groups = round_up(rows, kBlockColumns) / kBlockColumns;
+  const std::size_t blocks = round_up(rows, kBlockRows) / kBlockRows;
+  // Rows past `rows` are padding: zero queries, never written out. They take the causal limit
+  // of the last real row, and visible key counts grow with the row.
+  const auto keys_end_of_row = [&](std::size_t r) {
+    return visible_keys(call.window, first_query + smaller(r, rows - 1));
+  };
+
+  float* const queries = scratch + l.queries;
+  float* const scores = scratch + l.scores;
+  float* const outputs = scratch + l.outputs;
+  float* const row_max = scratch + l.row_max;
+  float* const row_sum = scratch + l.row_sum;
+  float* const rescale = scratch + l.rescale;
+  float* const zero_key = scratch + l.zero_key;
+  float* const value_tail = scratch + l.value_tail;
+
+  pack_queries(call.q + (bh * s.seq_q + first_query) * s.head_dim, rows, groups, s.head_dim, call.query_factor,
+               queries);
+  // P V of the last block may read weight columns past the last group, which no score fills.
+  for (std::size_t j = 0; j < kKeyTile; ++j)
+    for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
+  for (std::size_t i = 0; i < kQueryTile * l.value_columns; ++i) outputs[i] = 0.0f;
+  for (std::size_t r = 0; r < kQueryTile; ++r) {
+    row_max[r] = kMinusInfinity;
+    row_sum[r] = 0.0f;
+    rescale[r] = 1.0f;
+  }
+  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
+
+  const std::size_t whole_columns = s.value_dim / kWidth * kWidth;
+  const std::size_t tile_keys_end = keys_end_of_row(rows - 1);
+  for (std::size_t key0 = 0; key0 < tile_keys_end; key0 += kKeyTile) {
+    const std::size_t tile_keys = smaller(kKeyTile, s.seq_k - key0);
+    // Keys of this tile that rows up to `last_row` see.
+    const auto keys_until_row = [&](std::size_t last_row) {
+      const std::size_t end = keys_end_of_row(last_row);
+      return end <= key0 ? 0 : smaller(tile_keys, end - key0);
+    };
+    const auto block_keys = [&](std::size_t b) { return keys_until_row(b * kBlockRows + kBlockRows - 1); };
+    // A group's weights must cover every block that overlaps it.
+    const auto group_keys = [&](std::size_t g) {
+      return keys_until_row(round_up((g + 1) * kBlockColumns, kBlockRows) - 1);
+    };
+
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t keys = group_keys(g);
+      for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
+        const float* block[kBlockRows];
+        for (std::size_t i = 0; i < kBlockRows; ++i) {
+          const std::size_t key = key0 + j0 + i;
+          block[i] = key < s.seq_k ? k + key * s.head_dim : zero_key;
+        }
+        score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
+                    scores + j0 * kQueryTile + g * kBlockColumns);
+      }
+    }
+
+    // Groups and blocks without a key in this tile are skipped whole: their rows' max, sum and
+    // output stay as they are.
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t keys = group_keys(g);
+      if (keys == 0) continue;
+      if (call.mask != nullptr) {
+        for (std::size_t r = g * kBlockColumns; r < smaller((g + 1) * kBlockColumns, rows); ++r) {
+          const float* const mask = call.mask + (first_query + r) * s.seq_k + key0;
+          for (std::size_t j = 0; j < keys; ++j) scores[j * kQueryTile + r] += mask[j] * kLog2e;
+        }
+      }
+      for (std::size_t r0 = g * kBlockColumns; r0 < (g + 1) * kBlockColumns; r0 += kWidth) {
+        // Key j of the tile is past row r's causal limit iff j >= limit[r].
+        alignas(64) float limit[kWidth];
+        for (std::size_t x = 0; x < kWidth; ++x) limit[x] = static_cast<float>(keys_until_row(r0 + x));
+        const Floats limits = Floats::load_aligned(limit);
+        for (auto j = static_cast<std::size_t>(limit[0]); j < keys; ++j) {
+          float* const row = scores + j * kQueryTile + r0;
+          const Floats masked = xsimd::select(Floats(static_cast<float>(j)) >= limits, Floats(kMinusInfinity),
+                                              Floats::load_aligned(row));
+          masked.store_aligned(row);
+        }
+        update_softmax(scores + r0, keys, row_max + r0, row_sum + r0, rescale + r0);
+      }
+    }
+
+    // P V over the columns of V: slices of kBlockColumns, then single vectors, then the columns
+    // past the last whole vector, copied with zeros after them so that no load runs past a row.
+    const auto accumulate_columns = [&](auto vectors, std::size_t column, const float* values, std::size_t stride) {
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t r0 = b * kBlockRows;
+        const std::size_t keys = block_keys(b);
+        if (keys == 0) continue;
+        accumulate_block<decltype(vectors)::value>(scores + r0, keys, values, stride,
+                                                   outputs + r0 * l.value_columns + column, l.value_columns,
+                                                   rescale + r0);
+      }
+    };
+    const float* const tile_values = v + key0 * s.value_dim;
+    std::size_t column = 0;
+    for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
+      accumulate_columns(Vectors<kBlockVectors>{}, column, tile_values + column, s.value_dim);
+    for (; column < whole_columns; column += kWidth)
+      accumulate_columns(Vectors<1>{}, column, tile_values + column, s.value_dim);
+    if (column < s.value_dim) {
+      for (std::size_t j = 0; j < tile_keys; ++j)
+        for (std::size_t x = 0; x < kWidth; ++x)
+          value_tail[j * kWidth + x] = column + x < s.value_dim ? tile_values[j * s.value_dim + column + x] : 0.0f;
+      accumulate_columns(Vectors<1>{}, column, value_tail, kWidth);
+    }
+  }
+
+  float* const out = call.out + (bh * s.seq_q + first_query) * s.value_dim;
+  for (std::size_t r = 0; r < rows; ++r) {
+    // Zero only for a row that saw no key: otherwise its largest weight is exp2(0) = 1.
+    const float inverse = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;
+    for (std::size_t c = 0; c < s.value_dim; ++c) out[r * s.value_dim + c] = outputs[r * l.value_columns + c] * inverse;
+  }
+}
+
+}  // namespace
+
+const FlashKernels kFlashKernels = {kQueryTile, thread_floats, attend};
+
+}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "attention/attention_problem.hpp"
+#include "visible_keys.hpp"
+
+namespace attention::simd {
+
+// One flash call as the per-ISA kernels see it: plain pointers, no std::span or std::optional,
+// whose inline members would be shared with code compiled for other ISAs (see flash_kernel.inl).
+struct FlashCall {
+  AttentionShape shape;
+  const float* q;
+  const float* k;
+  const float* v;
+  const float* mask;  // [seq_q, seq_k], or nullptr for none
+  float* out;
+  KeyWindow window;
+  // scale * log2(e): the kernels compute scores in base 2 and exponentiate with exp2.
+  float query_factor;
+};
+
+// The flash kernels compiled for one instruction set.
+struct FlashKernels {
+  // Query rows one task handles: the tasks of a call are (batch, head, query tile).
+  std::size_t query_tile_rows;
+  // Floats of the scratch each thread needs: a multiple of 16, so that consecutive threads'
+  // scratch stays 64-byte aligned and on separate cache lines.
+  std::size_t (*thread_floats)(const AttentionShape& shape);
+  // Writes the output rows of query tile `tile` of (batch, head) `bh` = b * heads + h;
+  // `scratch` is thread_floats 64-byte aligned floats of its own.
+  void (*attend)(const FlashCall& call, std::size_t bh, std::size_t tile, float* scratch);
+};
+
+// Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone.
+namespace avx512f {
+extern const FlashKernels kFlashKernels;
+}
+namespace avx2 {
+extern const FlashKernels kFlashKernels;
+}
+namespace sse2 {
+extern const FlashKernels kFlashKernels;
+}
+
+struct FlashIsa {
+  const char* name;
+  bool (*is_supported)();  // whether this CPU (and OS) runs that instruction set
+  const FlashKernels* kernels;
+};
+
+// Every compiled instruction set, widest first: avx512f, avx2 (with FMA), sse2 (the x86-64 baseline).
+std::span<const FlashIsa> all_flash_isas();
+// The widest one this CPU supports, chosen once.
+const FlashIsa& best_flash_isa();
+
+}  // namespace attention::simd

@@ -1,0 +1,51 @@
+// The flash kernels of every instruction set this CPU runs (not only the one sdpa_flash picks)
+// agree with the reference on the grid of sdpa_case.cpp.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "flash_sdpa.hpp"
+#include "sdpa_case.hpp"
+#include "simd/flash_kernels.hpp"
+
+namespace attention::test {
+namespace {
+
+// The kernels a test runs, set before each call: run() takes no context.
+const simd::FlashKernels* g_kernels = nullptr;
+void run_with_current_kernels(const AttentionProblem& problem) { sdpa_flash_with(*g_kernels, problem); }
+
+class FlashIsaAgreement : public ::testing::TestWithParam<std::tuple<const simd::FlashIsa*, SdpaCase>> {};
+
+TEST_P(FlashIsaAgreement, MatchesReference) {
+  const auto& [isa, c] = GetParam();
+  if (!isa->is_supported()) GTEST_SKIP() << "this CPU does not run " << isa->name;
+  g_kernels = isa->kernels;
+  EXPECT_TRUE(agrees_with_reference(c, run_with_current_kernels));
+}
+
+std::vector<const simd::FlashIsa*> all_isas() {
+  std::vector<const simd::FlashIsa*> out;
+  for (const simd::FlashIsa& isa : simd::all_flash_isas()) out.push_back(&isa);
+  return out;
+}
+
+std::string isa_case_name(const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase>>& info) {
+  return std::string(std::get<0>(info.param)->name) + "_" + std::get<1>(info.param).label;
+}
+
+INSTANTIATE_TEST_SUITE_P(Grid, FlashIsaAgreement,
+                         ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(agreement_cases())),
+                         isa_case_name);
+
+TEST(FlashIsas, BestIsTheFirstSupported) {
+  for (const simd::FlashIsa& isa : simd::all_flash_isas()) {
+    if (!isa.is_supported()) continue;
+    EXPECT_EQ(&simd::best_flash_isa(), &isa);
+    return;
+  }
+  FAIL() << "not even the sse2 baseline is supported";
+}
+
+}  // namespace
+}  // namespace attention::test

@@ -1,0 +1,173 @@
+// validate() rejects each kind of bad argument with a message naming it, and every
+// implementation validates before touching its output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention/attention_problem.hpp"
+#include "attention/implementation_registry.hpp"
+
+namespace attention {
+namespace {
+
+// A valid problem with its own buffers, for tests to break one thing of.
+struct ValidProblem {
+  AttentionShape shape{2, 4, 2, 5, 6, 8, 3};
+  std::vector<float> q = std::vector<float>(shape.q_elements(), 0.5f);
+  std::vector<float> k = std::vector<float>(shape.k_elements(), 0.25f);
+  std::vector<float> v = std::vector<float>(shape.v_elements(), 1.0f);
+  std::vector<float> mask = std::vector<float>(shape.mask_elements(), 0.0f);
+  std::vector<float> out = std::vector<float>(shape.out_elements(), 7.0f);
+  AttentionProblem problem{shape, q, k, v, mask, CausalAlignment::top_left, std::nullopt, out};
+};
+
+std::string validation_message(const AttentionProblem& problem) {
+  try {
+    validate(problem);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "<no exception>";
+}
+
+void expect_rejected(const std::function<void(ValidProblem&)>& breakage, const std::string& fragment) {
+  ValidProblem p;
+  breakage(p);
+  EXPECT_NE(validation_message(p.problem).find(fragment), std::string::npos)
+      << "message: " << validation_message(p.problem) << "\nexpected to contain: " << fragment;
+}
+
+TEST(Validate, AcceptsAValidProblem) {
+  ValidProblem p;
+  EXPECT_NO_THROW(validate(p.problem));
+  p.problem.mask = {};
+  p.problem.scale = 0.3f;
+  EXPECT_NO_THROW(validate(p.problem));
+}
+
+TEST(Validate, NamesAZeroDimension) {
+  expect_rejected([](ValidProblem& p) { p.problem.shape.batch = 0; }, "batch is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.heads = 0; }, "heads is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.kv_heads = 0; }, "kv_heads is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.seq_q = 0; }, "seq_q is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.seq_k = 0; }, "seq_k is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.head_dim = 0; }, "head_dim is zero");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.value_dim = 0; }, "value_dim is zero");
+}
+
+TEST(Validate, NamesHeadsNotAMultipleOfKvHeads) {
+  expect_rejected([](ValidProblem& p) { p.problem.shape.kv_heads = 3; },
+                  "heads (4) is not a multiple of kv_heads (3)");
+}
+
+TEST(Validate, NamesADimensionAboveTheMaximum) {
+  expect_rejected([](ValidProblem& p) { p.problem.shape.head_dim = kMaxHeadDim + 1; },
+                  "head_dim 257 exceeds the maximum 256");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.value_dim = 1000; }, "value_dim 1000 exceeds the maximum 256");
+}
+
+TEST(Validate, NamesASpanOfTheWrongSize) {
+  expect_rejected([](ValidProblem& p) { p.problem.q = p.problem.q.first(p.q.size() - 1); },
+                  "q holds 319 floats, the shape needs 320");
+  expect_rejected([](ValidProblem& p) { p.problem.k = {}; }, "k holds 0 floats, the shape needs 192");
+  expect_rejected([](ValidProblem& p) { p.problem.v = p.problem.v.first(10); }, "v holds 10 floats, the shape needs 72");
+  expect_rejected([](ValidProblem& p) { p.problem.out = p.problem.out.first(1); },
+                  "out holds 1 floats, the shape needs 120");
+  expect_rejected([](ValidProblem& p) { p.problem.mask = p.problem.mask.first(29); },
+                  "mask holds 29 floats, the shape needs 30");
+  // A shape change alone also breaks the sizes.
+  expect_rejected([](ValidProblem& p) { p.problem.shape.seq_k = 7; }, "k holds 192 floats, the shape needs 224");
+}
+
+TEST(Validate, NamesAShapeWhoseElementCountOverflows) {
+  expect_rejected(
+      [](ValidProblem& p) {
+        p.problem.shape.batch = std::numeric_limits<std::size_t>::max() / 2;
+        p.problem.shape.seq_q = 64;
+      },
+      "q has more elements than size_t counts");
+}
+
+TEST(Validate, NamesABadScale) {
+  expect_rejected([](ValidProblem& p) { p.problem.scale = std::nanf(""); }, "is not finite");
+  expect_rejected([](ValidProblem& p) { p.problem.scale = std::numeric_limits<float>::infinity(); }, "is not finite");
+  expect_rejected([](ValidProblem& p) { p.problem.scale = 0.0f; }, "scale 0.000000 is not positive");
+  expect_rejected([](ValidProblem& p) { p.problem.scale = -1.0f; }, "scale -1.000000 is not positive");
+}
+
+TEST(Validate, NamesAnUnknownCausalAlignment) {
+  expect_rejected([](ValidProblem& p) { p.problem.causal = static_cast<CausalAlignment>(7); },
+                  "causal alignment 7 is not one of the enum's");
+}
+
+TEST(Validate, NamesAnOutputThatOverlapsAnInput) {
+  expect_rejected(
+      [](ValidProblem& p) {
+        p.problem.shape.value_dim = p.problem.shape.head_dim;
+        p.v.resize(p.problem.shape.v_elements());
+        p.problem.v = p.v;
+        p.problem.out = std::span<float>(p.q).first(p.problem.shape.out_elements());
+      },
+      "out overlaps q");
+  expect_rejected(
+      [](ValidProblem& p) {
+        p.k.resize(p.k.size() + p.out.size());
+        p.problem.k = std::span<const float>(p.k).first(p.problem.shape.k_elements());
+        p.problem.out = std::span<float>(p.k).last(p.out.size());
+        // Adjacent but not overlapping is fine:
+        EXPECT_NO_THROW(validate(p.problem));
+        p.problem.out = std::span<float>(p.k).subspan(1, p.out.size());
+      },
+      "out overlaps k");
+  expect_rejected(
+      [](ValidProblem& p) {
+        p.v.resize(p.v.size() + p.out.size());
+        p.problem.v = std::span<const float>(p.v).first(p.problem.shape.v_elements());
+        p.problem.out = std::span<float>(p.v).last(p.out.size() + 1).first(p.out.size());
+      },
+      "out overlaps v");
+  expect_rejected(
+      [](ValidProblem& p) {
+        p.mask.resize(p.out.size());
+        p.problem.mask = std::span<const float>(p.mask).first(p.problem.shape.mask_elements());
+        p.problem.out = p.mask;
+      },
+      "out overlaps mask");
+}
+
+TEST(Validate, EveryImplementationThrowsBeforeWriting) {
+  for (const Implementation& implementation : cpu_implementations()) {
+    ValidProblem p;
+    p.problem.shape.head_dim = 300;
+    EXPECT_THROW(implementation.run(p.problem), std::invalid_argument) << implementation.name;
+    for (float x : p.out) ASSERT_EQ(x, 7.0f) << implementation.name;
+  }
+}
+
+TEST(CausalAlignmentText, RoundTrips) {
+  for (CausalAlignment a : {CausalAlignment::none, CausalAlignment::top_left, CausalAlignment::bottom_right})
+    EXPECT_EQ(parse_causal_alignment(to_string(a)), a);
+  EXPECT_EQ(to_string(CausalAlignment::top_left), "top-left");
+  EXPECT_EQ(to_string(CausalAlignment::bottom_right), "bottom-right");
+  EXPECT_EQ(parse_causal_alignment("top_left"), std::nullopt);
+  EXPECT_EQ(parse_causal_alignment("None"), std::nullopt);
+  EXPECT_EQ(parse_causal_alignment(""), std::nullopt);
+}
+
+TEST(EffectiveScale, DefaultsToInverseSquareRootOfHeadDim) {
+  AttentionProblem problem;
+  problem.shape.head_dim = 64;
+  EXPECT_EQ(problem.effective_scale(), 0.125f);
+  problem.shape.head_dim = 80;
+  EXPECT_FLOAT_EQ(problem.effective_scale(), 1.0f / std::sqrt(80.0f));
+  problem.scale = 3.0f;
+  EXPECT_EQ(problem.effective_scale(), 3.0f);
+}
+
+}  // namespace
+}  // namespace attention

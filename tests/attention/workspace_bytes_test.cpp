@@ -1,0 +1,98 @@
+// workspace_bytes(shape) is exactly what a call allocates: this program's operator new counts the
+// bytes requested while a call runs.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "attention/implementation_registry.hpp"
+#include "flash_sdpa.hpp"
+#include "simd/flash_kernels.hpp"
+
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<std::size_t> g_allocated{0};
+
+void* allocate(std::size_t bytes, std::size_t alignment) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocated.fetch_add(bytes, std::memory_order_relaxed);
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+}  // namespace
+
+void* operator new(std::size_t bytes) { return allocate(bytes, __STDCPP_DEFAULT_NEW_ALIGNMENT__); }
+void* operator new(std::size_t bytes, std::align_val_t alignment) {
+  return allocate(bytes, static_cast<std::size_t>(alignment));
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace attention {
+namespace {
+
+struct Buffers {
+  std::vector<float> q, k, v, out;
+  explicit Buffers(const AttentionShape& s)
+      : q(s.q_elements(), 0.5f), k(s.k_elements(), 0.25f), v(s.v_elements(), 1.0f), out(s.out_elements()) {}
+  AttentionProblem problem(const AttentionShape& s) { return {s, q, k, v, {}, CausalAlignment::top_left, {}, out}; }
+};
+
+// Bytes operator new handed out during the second of two identical calls (the first may set up
+// thread pools and other one-time state).
+std::size_t bytes_allocated_by(void (*run)(const AttentionProblem&), const AttentionShape& shape) {
+  Buffers buffers(shape);
+  const AttentionProblem problem = buffers.problem(shape);
+  run(problem);
+  g_allocated = 0;
+  g_counting = true;
+  run(problem);
+  g_counting = false;
+  return g_allocated;
+}
+
+const AttentionShape kShapes[] = {
+    {1, 1, 1, 1, 1, 64, 64},
+    {2, 4, 2, 100, 300, 80, 80},
+    {1, 8, 1, 513, 129, 128, 32},
+    {1, 2, 2, 37, 41, 5, 13},  // value_dim no multiple of any vector width: V is packed
+};
+
+TEST(WorkspaceBytes, IsWhatEachImplementationAllocates) {
+  for (const Implementation& implementation : cpu_implementations()) {
+    for (const AttentionShape& shape : kShapes) {
+      EXPECT_EQ(bytes_allocated_by(implementation.run, shape), implementation.workspace_bytes(shape))
+          << implementation.name << " with seq_q " << shape.seq_q << ", value_dim " << shape.value_dim;
+    }
+  }
+}
+
+const simd::FlashKernels* g_kernels = nullptr;
+void run_with_current_kernels(const AttentionProblem& problem) { sdpa_flash_with(*g_kernels, problem); }
+
+TEST(WorkspaceBytes, IsWhatEachFlashIsaAllocates) {
+  for (const simd::FlashIsa& isa : simd::all_flash_isas()) {
+    if (!isa.is_supported()) continue;
+    g_kernels = isa.kernels;
+    for (const AttentionShape& shape : kShapes)
+      EXPECT_EQ(bytes_allocated_by(run_with_current_kernels, shape), flash_workspace_bytes_with(*isa.kernels, shape))
+          << isa.name << " with seq_q " << shape.seq_q << ", value_dim " << shape.value_dim;
+  }
+}
+
+TEST(WorkspaceBytes, ReferenceHoldsOneRowOfScoresAndOneOutputRowInDouble) {
+  const AttentionShape shape{2, 4, 2, 100, 300, 80, 48};
+  EXPECT_EQ(find_cpu_implementation("reference")->workspace_bytes(shape), (300 + 48) * sizeof(double));
+}
+
+}  // namespace
+}  // namespace attention
