@@ -9,6 +9,7 @@
 
 #include "bench_inputs.hpp"
 #include "benches.hpp"
+#include "guarded_benchmark.hpp"
 
 namespace benches {
 
@@ -35,7 +36,7 @@ void encode_batch(benchmark::State& state, const tokenizer::Encoder* encoder) {
 void register_batch_benchmarks() {
   for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
     const std::string name = "encode_batch/" + std::string(encoder->name);
-    benchmark::RegisterBenchmark(name.c_str(), encode_batch, encoder)->UseRealTime();
+    register_guarded(name, encode_batch, encoder)->UseRealTime();
   }
 }
 

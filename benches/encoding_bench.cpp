@@ -8,6 +8,7 @@
 
 #include "bench_inputs.hpp"
 #include "benches.hpp"
+#include "guarded_benchmark.hpp"
 
 namespace benches {
 
@@ -39,7 +40,7 @@ void encode_text(benchmark::State& state, TextFn input, const tokenizer::Encoder
 void register_family(const std::string& family, TextFn text, const std::string& encoding) {
   for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
     const std::string name = family + "/" + std::string(encoder->name);
-    auto* bench = benchmark::RegisterBenchmark(name.c_str(), encode_text, text, encoder, encoding);
+    auto* bench = register_guarded(name, encode_text, text, encoder, encoding);
     // Threads make CPU time of the calling thread meaningless: judge multi-threaded encoders by wall time.
     if (encoder->multithreaded) bench->UseRealTime();
   }

@@ -9,6 +9,7 @@
 
 #include "bench_inputs.hpp"
 #include "benches.hpp"
+#include "guarded_benchmark.hpp"
 // Internal to the library; the benches' include path names tokenizer/src for this header alone.
 #include "simd/piece_batch_scanner.hpp"
 
@@ -72,11 +73,11 @@ void scan_regex(benchmark::State& state) {
 }  // namespace
 
 void register_pretokenization_benchmarks() {
-  benchmark::RegisterBenchmark("pretokenization/scalar", scan_scalar);
-  benchmark::RegisterBenchmark("pretokenization/simd", scan_simd);
+  register_guarded("pretokenization/scalar", scan_scalar);
+  register_guarded("pretokenization/simd", scan_simd);
   // ICU needs about 0.1 s per pass over the long text, so the default minimum time bounds this to
   // a few passes (a per-benchmark minimum would add "/min_time:..." to the name).
-  benchmark::RegisterBenchmark("pretokenization/regex", scan_regex);
+  register_guarded("pretokenization/regex", scan_regex);
 }
 
 }  // namespace benches
