@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "attention/attention_problem.hpp"
+#include "gpu/device_attention_problem.hpp"
+#include "gpu/opencl_handle.hpp"
+#include "gpu/opencl_runtime.hpp"
+
+namespace gpu {
+
+// One OpenCL algorithm made ready for one shape on one runtime: programs built, kernels created,
+// workspace allocated. One object must not be used by two threads at once (kernel arguments are
+// per kernel object).
+class PreparedSdpa {
+ public:
+  virtual ~PreparedSdpa() = default;
+
+  // Enqueues one SDPA call on the runtime's queue, reading problem's inputs and writing problem.out
+  // (problem.shape must be the prepared shape), and returns the events of its kernels in order.
+  // Nothing waits: the output is complete once the last event is.
+  virtual std::vector<Event> enqueue(const DeviceAttentionProblem& problem) = 0;
+};
+
+// One way of computing SDPA with OpenCL kernels.
+struct OpenClAlgorithm {
+  std::string_view name;
+  std::string_view description;
+  // Device memory a call allocates besides the copies of its inputs and output.
+  std::size_t (*workspace_bytes)(const attention::AttentionShape& shape);
+  std::unique_ptr<PreparedSdpa> (*prepare)(OpenClRuntime& runtime, const attention::AttentionShape& shape);
+};
+
+// opencl_naive, opencl_flash, opencl_cpu.
+std::span<const OpenClAlgorithm> opencl_algorithms();
+
+}  // namespace gpu

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <span>
+
+#include "attention/implementation_registry.hpp"
+
+namespace gpu {
+
+// The OpenCL algorithms as attention::Implementation entries, in opencl_algorithms() order: each
+// run() validates, uploads the inputs to default_runtime()'s device, computes and downloads the
+// output before returning. is_supported: an OpenCL device exists (OPENCL_DEVICE may still name
+// none, which run() then reports).
+std::span<const attention::Implementation> opencl_implementations();
+
+// The one expected to be fastest on default_runtime()'s device: opencl_cpu on a CPU device,
+// opencl_flash elsewhere.
+const attention::Implementation& preferred_opencl_implementation();
+
+}  // namespace gpu
