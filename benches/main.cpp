@@ -1,15 +1,52 @@
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <exception>
+#include <string>
+
 #include "benches.hpp"
+#include "error_log.hpp"
+#include "error_logging_reporter.hpp"
+
+namespace {
+
+void print_help() {
+  benchmark::PrintDefaultHelp();
+  std::fputs(
+      "\nBenchmark families (see README.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
+      "pretokenization/<scanner>, calibration/fma_peak, sdpa/<implementation>/batch:B/heads:H/\n"
+      "seq_q:S/seq_k:S/dim:D/causal:C (CPU implementations and, with an OpenCL device, opencl_*).\n"
+      "\nEnvironment:\n"
+      "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"
+      "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
+      "  TOKENIZER_DATA_DIR where the vocabularies and corpora are (default: data/ of the source)\n",
+      stdout);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  benches::register_encoding_benchmarks();
-  benches::register_batch_benchmarks();
-  benches::register_pretokenization_benchmarks();
-  benches::add_build_context();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
+  try {
+    benches::open_error_log_from_environment();
+    benches::register_encoding_benchmarks();
+    benches::register_batch_benchmarks();
+    benches::register_pretokenization_benchmarks();
+    benches::register_calibration_benchmarks();
+    benches::register_sdpa_benchmarks();
+    benches::register_opencl_sdpa_benchmarks();
+    benches::add_build_context();
+  } catch (const std::exception& error) {
+    benches::log_error(error.what());
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv, print_help);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    benches::log_error("unrecognized arguments; see --help");
+    return 1;
+  }
+  benches::add_fma_peak_context();
+  benches::ErrorLoggingReporter reporter(*benchmark::CreateDefaultDisplayReporter());
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
 }

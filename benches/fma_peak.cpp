@@ -1,0 +1,133 @@
+// calibration/fma_peak: the machine's float32 FMA peak (fma_peak.hpp), the yardstick of the
+// sdpa family's peak_fraction. GFLOPS counts two flops per FMA lane.
+#include "fma_peak.hpp"
+
+#include <benchmark/benchmark.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <xsimd/config/xsimd_cpuid.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <string>
+
+#include "benches.hpp"
+#include "guarded_benchmark.hpp"
+
+namespace benches {
+
+// The entry points of each per-ISA translation unit (fma_peak_<isa>.cpp).
+#define BENCHES_DECLARE_FMA_KERNEL(isa)                 \
+  namespace fma_peak::isa {                             \
+  std::uint64_t flops_per_round();                      \
+  float run_rounds(std::uint64_t rounds, float seed);   \
+  }
+BENCHES_DECLARE_FMA_KERNEL(avx512f)
+BENCHES_DECLARE_FMA_KERNEL(avx2)
+BENCHES_DECLARE_FMA_KERNEL(sse2)
+#undef BENCHES_DECLARE_FMA_KERNEL
+
+namespace {
+
+struct FmaKernel {
+  const char* isa;
+  bool (*is_supported)();
+  // Flops of one round: one FMA on every chain.
+  std::uint64_t (*flops_per_round)();
+  // Runs `rounds` rounds from `seed` (of order one) and returns a sum of every chain, so that no
+  // round can be elided.
+  float (*run_rounds)(std::uint64_t rounds, float seed);
+};
+
+bool has_avx512f() { return xsimd::available_architectures().avx512f; }
+bool has_avx2_fma() { return xsimd::available_architectures().fma3_avx2; }
+bool always() { return true; }
+
+// Widest first.
+constexpr FmaKernel kKernels[] = {
+    {"avx512f", has_avx512f, fma_peak::avx512f::flops_per_round, fma_peak::avx512f::run_rounds},
+    {"avx2", has_avx2_fma, fma_peak::avx2::flops_per_round, fma_peak::avx2::run_rounds},
+    {"sse2", always, fma_peak::sse2::flops_per_round, fma_peak::sse2::run_rounds},
+};
+
+const FmaKernel& best_kernel() {
+  static const FmaKernel& best = []() -> const FmaKernel& {
+    for (const FmaKernel& kernel : kKernels)
+      if (kernel.is_supported()) return kernel;
+    return kKernels[std::size(kKernels) - 1];
+  }();
+  return best;
+}
+
+int arena_threads() { return tbb::this_task_arena::max_concurrency(); }
+
+// Work cut into chunks that TBB's threads take one at a time: with many chunks per thread, a
+// thread that the OS pauses for a while delays its own chunks, not the end of the run.
+struct Workload {
+  // About 0.1 ms of one core at 2 FMAs a cycle.
+  std::uint64_t rounds_per_chunk = std::uint64_t{1} << 16;
+  std::size_t chunks = 32 * static_cast<std::size_t>(arena_threads());
+
+  double flops(const FmaKernel& kernel) const {
+    return static_cast<double>(kernel.flops_per_round() * rounds_per_chunk * chunks);
+  }
+};
+
+// Wall-clock seconds of `work` on TBB's default arena.
+double run_seconds(const FmaKernel& kernel, const Workload& work) {
+  const auto start = std::chrono::steady_clock::now();
+  tbb::parallel_for(std::size_t{0}, work.chunks, [&](std::size_t chunk) {
+    benchmark::DoNotOptimize(kernel.run_rounds(work.rounds_per_chunk, 1.0f + static_cast<float>(chunk % 8)));
+  });
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double measure_peak_gflops() {
+  constexpr double kRunSeconds = 0.04;
+  constexpr int kRuns = 5;
+  const FmaKernel& kernel = best_kernel();
+  Workload work;
+  // The first run also starts TBB's threads and wakes the cores up; its time only sizes the runs.
+  const double first = run_seconds(kernel, work);
+  work.chunks = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::ceil(static_cast<double>(work.chunks) * kRunSeconds / first)));
+  double best = 0;
+  for (int run = 0; run < kRuns; ++run) best = std::max(best, work.flops(kernel) / run_seconds(kernel, work));
+  return best * 1e-9;
+}
+
+void fma_peak_benchmark(benchmark::State& state) {
+  const FmaKernel& kernel = best_kernel();
+  const Workload work;
+  for (auto _ : state) run_seconds(kernel, work);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(work.flops(kernel) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(kernel.isa) + ", " + std::to_string(arena_threads()) + " threads");
+}
+
+}  // namespace
+
+double fma_peak_gflops() {
+  static const double peak = measure_peak_gflops();
+  return peak;
+}
+
+std::string_view fma_peak_isa() { return best_kernel().isa; }
+
+void register_calibration_benchmarks() {
+  register_guarded("calibration/fma_peak", fma_peak_benchmark)->UseRealTime();
+}
+
+void add_fma_peak_context() {
+  char gflops[32];
+  std::snprintf(gflops, sizeof gflops, "%.1f", fma_peak_gflops());
+  benchmark::AddCustomContext("fma_peak_gflops", gflops);
+  benchmark::AddCustomContext("fma_peak_isa", std::string(fma_peak_isa()));
+  benchmark::AddCustomContext("fma_peak_threads", std::to_string(arena_threads()));
+}
+
+}  // namespace benches

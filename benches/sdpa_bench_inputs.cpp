@@ -1,0 +1,78 @@
+#include "sdpa_bench_inputs.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <tuple>
+
+namespace benches {
+
+namespace {
+
+bool same_shape(const attention::AttentionShape& a, const attention::AttentionShape& b) {
+  return std::tie(a.batch, a.heads, a.kv_heads, a.seq_q, a.seq_k, a.head_dim, a.value_dim) ==
+         std::tie(b.batch, b.heads, b.kv_heads, b.seq_q, b.seq_k, b.head_dim, b.value_dim);
+}
+
+// Irwin–Hall with four terms: each 16-bit uniform on [0, 1) has mean 1/2 and variance 1/12.
+void fill_normalish(std::span<float> values, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  const float scale = std::sqrt(3.0f) / 65536.0f;
+  for (float& x : values) {
+    const std::uint32_t a = gen();
+    const std::uint32_t b = gen();
+    const std::uint32_t sum = (a & 0xFFFF) + (a >> 16) + (b & 0xFFFF) + (b >> 16);
+    x = (static_cast<float>(sum) - 2.0f * 65536.0f) * scale;
+  }
+}
+
+}  // namespace
+
+attention::AttentionShape sdpa_shape(std::size_t seq, std::size_t dim) {
+  return attention::AttentionShape{.batch = kSdpaBatch,
+                                   .heads = kSdpaHeads,
+                                   .kv_heads = kSdpaHeads,
+                                   .seq_q = seq,
+                                   .seq_k = seq,
+                                   .head_dim = dim,
+                                   .value_dim = dim};
+}
+
+std::string sdpa_benchmark_name(std::string_view implementation, std::size_t seq, std::size_t dim, bool causal) {
+  return "sdpa/" + std::string(implementation) + "/batch:" + std::to_string(kSdpaBatch) +
+         "/heads:" + std::to_string(kSdpaHeads) + "/seq_q:" + std::to_string(seq) + "/seq_k:" + std::to_string(seq) +
+         "/dim:" + std::to_string(dim) + "/causal:" + (causal ? "1" : "0");
+}
+
+double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal) {
+  const double full = 2.0 * static_cast<double>(shape.batch * shape.heads * shape.seq_q * shape.seq_k *
+                                                (shape.head_dim + shape.value_dim));
+  return causal == attention::CausalAlignment::none ? full : full / 2;
+}
+
+void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
+                     attention::CausalAlignment causal) {
+  state.counters["GFLOPS"] =
+      benchmark::Counter(sdpa_flops_per_call(shape, causal) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape) {
+  static std::optional<SdpaBuffers> buffers;
+  if (!buffers || !same_shape(buffers->shape, shape)) {
+    // The old buffers go first: the largest shape holds 256 MiB.
+    buffers.reset();
+    buffers = SdpaBuffers{.shape = shape,
+                          .q = std::vector<float>(shape.q_elements()),
+                          .k = std::vector<float>(shape.k_elements()),
+                          .v = std::vector<float>(shape.v_elements()),
+                          .out = std::vector<float>(shape.out_elements())};
+    fill_normalish(buffers->q, 1);
+    fill_normalish(buffers->k, 2);
+    fill_normalish(buffers->v, 3);
+  }
+  return *buffers;
+}
+
+}  // namespace benches

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attention/attention_problem.hpp"
+
+namespace benches {
+
+// The shapes, inputs and flop count of the sdpa families (sdpa_bench.cpp on the CPU, and any
+// other implementation measured on the same shapes), so that their results line up name by name.
+// scripts/peers measures PyTorch on the same shapes: change both together.
+inline constexpr std::size_t kSdpaBatch = 4;
+inline constexpr std::size_t kSdpaHeads = 8;
+inline constexpr std::size_t kSdpaSeqLengths[] = {128, 512, 1024, 4096};
+inline constexpr std::size_t kSdpaHeadDims[] = {64, 128};
+
+// kSdpaBatch x kSdpaHeads query and key/value heads (no grouping), seq_q = seq_k = seq,
+// head_dim = value_dim = dim.
+attention::AttentionShape sdpa_shape(std::size_t seq, std::size_t dim);
+
+// sdpa/<implementation>/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C (Google Benchmark may
+// append /real_time or /manual_time).
+std::string sdpa_benchmark_name(std::string_view implementation, std::size_t seq, std::size_t dim, bool causal);
+
+// FlashAttention's count: 2·batch·heads·seq_q·seq_k·(head_dim + value_dim) per call (Q Kᵀ and
+// P V, two flops per multiply-add; the softmax is not counted), halved for any causal mask.
+double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal);
+
+// Sets the GFLOPS counter: sdpa_flops_per_call per iteration, per second of the benchmark's time.
+void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
+                     attention::CausalAlignment causal);
+
+// Q, K and V of one shape, and room for O, all on the host. Values are unit-variance and roughly
+// normal: the sum of four 16-bit uniforms (two per output of std::mt19937, whose sequence the
+// standard fixes, unlike a distribution's), centred and scaled; seeds 1, 2, 3 for Q, K, V.
+struct SdpaBuffers {
+  attention::AttentionShape shape;
+  std::vector<float> q, k, v, out;
+};
+
+// The buffers of `shape`. Google Benchmark calls a benchmark's function once per trial iteration
+// count, and filling the largest shape takes a fraction of a second: the buffers of the last shape
+// are kept while the shape stays the same, so they are filled once per benchmark and shared by
+// consecutive benchmarks of one shape. The reference stays valid until a call with another shape.
+SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape);
+
+}  // namespace benches
