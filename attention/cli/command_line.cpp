@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "implementation_list.hpp"
+
 namespace attention::cli {
 
 namespace {
@@ -13,11 +15,12 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string registered_implementation_names() {
   std::string names;
-  for (const Implementation& i : cpu_implementations()) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  for (const Implementation& i : sdpa_implementations()) names += (names.empty() ? "" : ", ") + std::string(i.name);
   return names;
 }
 
-// The last supported one: the registry lists implementations simplest (and slowest) first.
+// The last supported CPU one: the registry lists implementations simplest (and slowest) first.
+// OpenCL kernels are chosen by name only: their device is the user's choice (OPENCL_DEVICE).
 const Implementation& default_implementation() {
   const std::span<const Implementation> all = cpu_implementations();
   for (auto it = all.rbegin(); it != all.rend(); ++it)
@@ -26,12 +29,12 @@ const Implementation& default_implementation() {
 }
 
 const Implementation* resolve_implementation(std::string_view name) {
-  const Implementation* implementation = find_cpu_implementation(name);
+  const Implementation* implementation = find_sdpa_implementation(name);
   if (!implementation)
     throw UsageError("unknown implementation " + quoted(name) + " (registered: " + registered_implementation_names() +
                      ")");
   if (!implementation->is_supported())
-    throw UsageError("implementation " + quoted(name) + " is not supported on this CPU");
+    throw UsageError("implementation " + quoted(name) + " is not supported on this machine");
   return implementation;
 }
 
@@ -158,13 +161,13 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
 
 std::string implementation_list_text() {
   std::size_t width = 0;
-  for (const Implementation& i : cpu_implementations()) width = std::max(width, i.name.size());
+  for (const Implementation& i : sdpa_implementations()) width = std::max(width, i.name.size());
   const Implementation& fallback = default_implementation();
   std::string text;
-  for (const Implementation& i : cpu_implementations()) {
+  for (const Implementation& i : sdpa_implementations()) {
     text += std::string(i.name) + std::string(width + 2 - i.name.size(), ' ') + std::string(i.description);
-    if (&i == &fallback) text += " (default)";
-    if (!i.is_supported()) text += " (not supported on this CPU)";
+    if (i.name == fallback.name) text += " (default)";
+    if (!i.is_supported()) text += " (not supported on this machine)";
     text += "\n";
   }
   return text;
@@ -172,9 +175,9 @@ std::string implementation_list_text() {
 
 std::string usage_text() {
   std::string implementations;
-  for (const Implementation& i : cpu_implementations())
+  for (const Implementation& i : sdpa_implementations())
     implementations += "                  " + std::string(i.name) +
-                       (i.is_supported() ? "" : " (not supported on this CPU)") + ": " + std::string(i.description) +
+                       (i.is_supported() ? "" : " (not supported on this machine)") + ": " + std::string(i.description) +
                        "\n";
   return "Usage: sdpa --q Q.npy --k K.npy --v V.npy [--mask M.npy] [--causal none|top-left|bottom-right]\n"
          "            [--scale S] [--impl NAME] --out O.npy\n"

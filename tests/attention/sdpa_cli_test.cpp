@@ -16,6 +16,7 @@
 
 #include "attention/attention_problem.hpp"
 #include "attention/implementation_registry.hpp"
+#include "gpu/opencl_implementations.hpp"
 #include "attention/npy_file.hpp"
 #include "process_runner.hpp"
 #include "test_directory.hpp"
@@ -301,13 +302,14 @@ TEST_F(SdpaCli, ListShowsEachImplementationOnALineOfItsOwn) {
     lines.push_back(r.out.substr(start, end - start));
     start = end + 1;
   }
-  const std::span<const Implementation> all = cpu_implementations();
+  std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
+  all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
   ASSERT_EQ(lines.size(), all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
     EXPECT_TRUE(lines[i].starts_with(std::string(all[i].name) + " ")) << lines[i];
     EXPECT_NE(lines[i].find(all[i].description), std::string::npos) << lines[i];
-    EXPECT_EQ(lines[i].ends_with(" (not supported on this CPU)"), !all[i].is_supported()) << lines[i];
+    EXPECT_EQ(lines[i].ends_with(" (not supported on this machine)"), !all[i].is_supported()) << lines[i];
   }
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find(" (default)") != std::string::npos; }),
@@ -315,11 +317,13 @@ TEST_F(SdpaCli, ListShowsEachImplementationOnALineOfItsOwn) {
 }
 
 TEST_F(SdpaCli, UnsupportedImplementationIsAUsageError) {
-  for (const Implementation& implementation : cpu_implementations()) {
+  std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
+  all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
+  for (const Implementation& implementation : all) {
     if (implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);
     expect_failure(args_with({"--impl", std::string(implementation.name)}), kExitUsageError,
-                   "implementation '" + std::string(implementation.name) + "' is not supported on this CPU");
+                   "implementation '" + std::string(implementation.name) + "' is not supported on this machine");
   }
 }
 
