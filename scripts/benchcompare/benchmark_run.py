@@ -36,6 +36,13 @@ def restricted_to(run, pattern):
     return BenchmarkRun(run.path, run.context, kept)
 
 
+def without_benchmarks_missing_from(run, other):
+    """(RUN less the benchmarks OTHER lacks, the names of those left out)."""
+    left_out = [name for name in run.benchmarks if name not in other.benchmarks]
+    kept = {name: samples for name, samples in run.benchmarks.items() if name in other.benchmarks}
+    return BenchmarkRun(run.path, run.context, kept), left_out
+
+
 def load_benchmark_run(path):
     """Reads PATH; raises UnusableInput naming every problem found in it."""
     document = parse_json(path)

@@ -4,7 +4,7 @@ import argparse
 import re
 import sys
 
-from .benchmark_run import load_benchmark_run, restricted_to
+from .benchmark_run import load_benchmark_run, restricted_to, without_benchmarks_missing_from
 from .comparison_report import compare_runs
 from .machine_fingerprint import FINGERPRINT_FIELDS
 from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
@@ -75,6 +75,9 @@ def main(argv=None):
             runs.append(restricted_to(run, arguments.filter) if arguments.filter else run)
         except UnusableInput as error:
             problems += error.messages
+    new_benchmarks = []
+    if not problems and arguments.allow_new:
+        runs[1], new_benchmarks = without_benchmarks_missing_from(runs[1], runs[0])
     if not problems:
         try:
             report = compare_runs(*runs, arguments.alpha,
@@ -86,6 +89,10 @@ def main(argv=None):
         for problem in problems:
             print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
         return EXIT_UNUSABLE_INPUT
+    if new_benchmarks:
+        print(f"Not compared: {len(new_benchmarks)} benchmark{'s' if len(new_benchmarks) != 1 else ''} "
+              f"only in {arguments.current}, which the baseline does not have yet: "
+              f"{', '.join(new_benchmarks)}\n")
     print(render_report(report, arguments.markdown))
     return EXIT_REGRESSION if report.regressions() else EXIT_NO_REGRESSION
 
@@ -117,6 +124,10 @@ def _parse_arguments(argv):
                         help="compare only the benchmarks whose names REGEX finds, in both runs, "
                         "as --benchmark_filter selects them: e.g. a baseline of the whole suite "
                         "against a run of a subset")
+    parser.add_argument("--allow-new", action="store_true",
+                        help="benchmarks only in CURRENT (added since the baseline was recorded) "
+                        "are listed as not compared instead of being an error; one only in "
+                        "BASELINE still is")
     parser.add_argument("--ratios-only", action="store_true",
                         help="gate on the speedup ratios only; changes of times are information")
     parser.add_argument("--min-repetitions", type=int, default=5,

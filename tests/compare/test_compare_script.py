@@ -241,6 +241,22 @@ class UnusableInputTest(unittest.TestCase):
         self.assert_unusable([baseline, variant, "--filter", "short_encoding"],
                              f"short_encoding/simd is only in {baseline}")
 
+    def test_allow_new_lists_benchmarks_without_baseline(self):
+        def keep_short_serial(document):
+            document["benchmarks"] = [row for row in document["benchmarks"]
+                                      if row["run_name"] == "short_encoding/serial"]
+        subset = self.baseline_variant(keep_short_serial)
+        whole = golden_path("baseline.json")
+        result = run_compare(subset, whole, "--allow-new")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith(
+            f"Not compared: 5 benchmarks only in {whole}, which the baseline does not have yet: "
+            + ", ".join(GOLDEN_BENCHMARK_NAMES[1:]) + "\n"), result.stdout)
+        self.assertEqual(list(verdicts(result.stdout)), ["short_encoding/serial"])
+        # A benchmark only in the baseline is still an error.
+        self.assert_unusable([whole, subset, "--allow-new"],
+                             *[f"{name} is only in {whole}" for name in GOLDEN_BENCHMARK_NAMES[1:]])
+
     def test_too_few_repetitions(self):
         def keep_three(document):
             document["benchmarks"] = [row for row in document["benchmarks"]
