@@ -59,9 +59,9 @@ constexpr std::size_t smaller(std::size_t a, std::size_t b) { return a < b ? a :
 constexpr std::size_t round_up(std::size_t n, std::size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 // Query rows are split both into groups of kBlockColumns (scores) and blocks of kBlockRows
-// (P V), so a tile is a multiple of both: 48 rows for AVX2 and SSE2, 96 for AVX-512.
+// (P V), so a tile is a multiple of both: 96 rows for every ISA here.
 constexpr std::size_t kQueryTile =
-    round_up(48, kBlockRows / gcd(kBlockRows, kBlockColumns) * kBlockColumns);
+    round_up(96, kBlockRows / gcd(kBlockRows, kBlockColumns) * kBlockColumns);
 // Keys per tile, a multiple of kBlockRows. A tile's rows of kBlockColumns columns of V stay in L1
 // while every block of query rows uses them, even 512 bytes apart (value_dim 128), where they all
 // fall into 8 of the 64 sets of a 32 KiB, 8-way L1: 64 lines, no more.
@@ -244,14 +244,21 @@ void pack_queries(const float* q, std::size_t rows, std::size_t groups, std::siz
     float* const packed = queries + (r0 / kBlockColumns) * head_dim * kBlockColumns + r0 % kBlockColumns;
     std::size_t d = 0;
 #if defined(__AVX2__)
+    const __m256 factors = _mm256_set1_ps(factor);
     if (r0 + 8 <= rows)
       for (; d + 8 <= head_dim; d += 8)
-        transpose_8x8(q + r0 * head_dim + d, head_dim, packed + d * kBlockColumns, kBlockColumns, _mm256_set1_ps(factor));
+        transpose_8x8(q + r0 * head_dim + d, head_dim, packed + d * kBlockColumns, kBlockColumns, factors);
 #endif
     for (std::size_t x = 0; x < 8; ++x)
       for (std::size_t e = d; e < head_dim; ++e)
         packed[e * kBlockColumns + x] = r0 + x < rows ? q[(r0 + x) * head_dim + e] * factor : 0.0f;
   }
+}
+
+// Prefetches into L2 the first `floats` floats of `rows` rows `stride` floats apart.
+void prefetch_rows(const float* first, std::size_t rows, std::size_t stride, std::size_t floats) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t f = 0; f < floats; f += 16) __builtin_prefetch(first + r * stride + f, 0, 2);
 }
 
 // A number of vectors as a type, for a generic lambda to pick an accumulate_block by.
@@ -303,6 +310,11 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
   const std::size_t tile_keys_end = keys_end_of_row(rows - 1);
   for (std::size_t key0 = 0; key0 < tile_keys_end; key0 += kKeyTile) {
     const std::size_t tile_keys = smaller(kKeyTile, s.seq_k - key0);
+    // Keys of the next tile, prefetched into L2 while this one is computed. A task streams all
+    // of its head's K and V, which seldom stay in L2 from one task to the next, and hardware
+    // prefetchers from L3 miss the column slices of V and the key rows broadcast a block at a time.
+    const std::size_t next_key0 = key0 + kKeyTile;
+    const std::size_t prefetched_keys = next_key0 < tile_keys_end ? smaller(kKeyTile, s.seq_k - next_key0) : 0;
     // Keys of this tile that rows up to `last_row` see.
     const auto keys_until_row = [&](std::size_t last_row) {
       const std::size_t end = keys_end_of_row(last_row);
@@ -324,6 +336,9 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
         }
         score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
                     scores + j0 * kQueryTile + g * kBlockColumns);
+        if (g == 0 && j0 < prefetched_keys)
+          prefetch_rows(k + (next_key0 + j0) * s.head_dim, smaller(kBlockRows, prefetched_keys - j0), s.head_dim,
+                        s.head_dim);
       }
     }
 
@@ -366,11 +381,16 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
       }
     };
     const float* const tile_values = v + key0 * s.value_dim;
+    const float* const next_values = prefetched_keys > 0 ? v + next_key0 * s.value_dim : v;
     std::size_t column = 0;
-    for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
+    for (; column + kBlockColumns <= whole_columns; column += kBlockColumns) {
+      prefetch_rows(next_values + column, prefetched_keys, s.value_dim, kBlockColumns);
       accumulate_columns(Vectors<kBlockVectors>{}, column, tile_values + column, s.value_dim);
-    for (; column < whole_columns; column += kWidth)
+    }
+    for (; column < whole_columns; column += kWidth) {
+      prefetch_rows(next_values + column, prefetched_keys, s.value_dim, kWidth);
       accumulate_columns(Vectors<1>{}, column, tile_values + column, s.value_dim);
+    }
     if (column < s.value_dim) {
       for (std::size_t j = 0; j < tile_keys; ++j)
         for (std::size_t x = 0; x < kWidth; ++x)
