@@ -18,20 +18,23 @@ std::string trimmed(std::string text) {
   return text;
 }
 
-std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+// A string property through clGetPlatformInfo or clGetDeviceInfo: its size first, then the text.
+template <class Handle, class Info>
+std::string info_string(cl_int (*get)(Handle, Info, std::size_t, void*, std::size_t*), const char* call,
+                        Handle handle, Info what) {
   std::size_t size = 0;
-  check(clGetPlatformInfo(platform, what, 0, nullptr, &size), "clGetPlatformInfo");
+  check(get(handle, what, 0, nullptr, &size), call);
   std::string text(size, '\0');
-  check(clGetPlatformInfo(platform, what, size, text.data(), nullptr), "clGetPlatformInfo");
+  check(get(handle, what, size, text.data(), nullptr), call);
   return trimmed(std::move(text));
 }
 
+std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+  return info_string(clGetPlatformInfo, "clGetPlatformInfo", platform, what);
+}
+
 std::string device_string(cl_device_id device, cl_device_info what) {
-  std::size_t size = 0;
-  check(clGetDeviceInfo(device, what, 0, nullptr, &size), "clGetDeviceInfo");
-  std::string text(size, '\0');
-  check(clGetDeviceInfo(device, what, size, text.data(), nullptr), "clGetDeviceInfo");
-  return trimmed(std::move(text));
+  return info_string(clGetDeviceInfo, "clGetDeviceInfo", device, what);
 }
 
 std::vector<cl_platform_id> platform_ids() {
