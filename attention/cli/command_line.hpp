@@ -2,21 +2,17 @@
 
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "cli_support/usage_error.hpp"
 
 #include "attention/attention_problem.hpp"
 #include "attention/implementation_registry.hpp"
 
 namespace attention::cli {
 
-// A fault in the arguments themselves (exit status 2), as opposed to a fault met while
-// carrying them out (exit status 1).
-class UsageError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+using cli_support::UsageError;
 
 // What the arguments ask for, already validated: the four required files are named, the scale
 // is positive and finite, and the implementation is registered and supported on this CPU.

@@ -197,6 +197,13 @@ INSTANTIATE_TEST_SUITE_P(
                               .scale = "1.75"}),
     [](const ::testing::TestParamInfo<Options>& info) { return info.param.name; });
 
+// What `sdpa --impl` offers, in --list order: the CPU registry, then the OpenCL kernels.
+std::vector<Implementation> every_implementation() {
+  std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
+  all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
+  return all;
+}
+
 TEST_F(SdpaCli, OptionsChangeTheOutput) {
   // Each option's output differs from the plain one's, so the exact comparisons above could not
   // pass with an option ignored.
@@ -302,8 +309,7 @@ TEST_F(SdpaCli, ListShowsEachImplementationOnALineOfItsOwn) {
     lines.push_back(r.out.substr(start, end - start));
     start = end + 1;
   }
-  std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
-  all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
+  const std::vector<Implementation> all = every_implementation();
   ASSERT_EQ(lines.size(), all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
@@ -317,8 +323,7 @@ TEST_F(SdpaCli, ListShowsEachImplementationOnALineOfItsOwn) {
 }
 
 TEST_F(SdpaCli, UnsupportedImplementationIsAUsageError) {
-  std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
-  all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
+  const std::vector<Implementation> all = every_implementation();
   for (const Implementation& implementation : all) {
     if (implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);

@@ -1,21 +1,17 @@
 #pragma once
 
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "cli_support/usage_error.hpp"
 
 #include "id_format.hpp"
 #include "tokenizer/encoder_registry.hpp"
 
 namespace tokenizer::cli {
 
-// A fault in the arguments themselves (exit status 2), as opposed to a fault met while
-// carrying them out (exit status 1).
-class UsageError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+using cli_support::UsageError;
 
 inline constexpr std::string_view kDefaultEncoding = "cl100k_base";
 inline constexpr std::string_view kStdinName = "-";
