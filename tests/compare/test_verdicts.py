@@ -3,7 +3,7 @@
 import unittest
 
 import repository  # noqa: F401  (makes benchcompare importable)
-from benchcompare.verdicts import Verdict, compare_samples
+from benchcompare.verdicts import Verdict, compare_paired_samples, compare_samples
 
 BASELINE = [100.0, 101.0, 102.0, 103.0, 104.0]
 
@@ -61,6 +61,45 @@ class SpeedupVerdictTest(unittest.TestCase):
         comparison = compare_samples("r", [2.0, 2.1, 2.2, 2.3, 2.4], [3.0, 3.1, 3.2, 3.3, 3.4],
                                      0.05, 0.10, higher_is_faster=True)
         self.assertIs(comparison.verdict, Verdict.FASTER)
+
+
+class PairedVerdictTest(unittest.TestCase):
+    # A machine whose speed swings by a factor of two between rounds: each pair ran in one round.
+    DRIFTING = [100.0, 150.0, 90.0, 200.0, 120.0, 110.0, 130.0, 95.0]
+
+    def test_drift_hides_a_shift_from_the_unpaired_test(self):
+        self.assertIs(compare_samples("x", self.DRIFTING, scaled(self.DRIFTING, 1.12), 0.05, 0.10).verdict,
+                      Verdict.SAME)
+
+    def test_pairs_reveal_it(self):
+        comparison = compare_paired_samples("x", self.DRIFTING, scaled(self.DRIFTING, 1.12), 0.05, 0.10)
+        self.assertIs(comparison.verdict, Verdict.SLOWER)
+        self.assertAlmostEqual(comparison.change, 0.12)
+        self.assertAlmostEqual(comparison.p_value, 2 / 256)
+        self.assertEqual(comparison.baseline_median, 115.0)
+
+    def test_change_is_the_median_ratio(self):
+        current = [v * f for v, f in zip(self.DRIFTING, [1.2, 1.3, 0.9, 1.25, 1.21, 1.22, 1.23, 1.24])]
+        self.assertAlmostEqual(compare_paired_samples("x", self.DRIFTING, current, 0.05, 0.1).change, 0.225)
+
+    def test_below_the_minimum_effect(self):
+        comparison = compare_paired_samples("x", self.DRIFTING, scaled(self.DRIFTING, 1.05), 0.05, 0.10)
+        self.assertLess(comparison.p_value, 0.05)
+        self.assertIs(comparison.verdict, Verdict.SAME)
+
+    def test_pairs_on_both_sides_are_the_same(self):
+        factors = [1.2, 0.8, 1.3, 0.85, 1.25, 0.9, 1.15, 0.95]
+        current = [v * f for v, f in zip(self.DRIFTING, factors)]
+        self.assertIs(compare_paired_samples("x", self.DRIFTING, current, 0.05, 0.0).verdict, Verdict.SAME)
+
+    def test_higher_speedup_is_faster(self):
+        comparison = compare_paired_samples("r", self.DRIFTING, scaled(self.DRIFTING, 1.5), 0.05, 0.10,
+                                            higher_is_faster=True)
+        self.assertIs(comparison.verdict, Verdict.FASTER)
+
+    def test_unequal_lengths_do_not_pair(self):
+        with self.assertRaisesRegex(ValueError, "x: 8 baseline and 7 current values do not pair up"):
+            compare_paired_samples("x", self.DRIFTING, self.DRIFTING[:7], 0.05, 0.10)
 
 
 if __name__ == "__main__":
