@@ -8,6 +8,8 @@ from .benchmark_run import load_benchmark_run, restricted_to, without_benchmarks
 from .comparison_report import compare_runs
 from .machine_fingerprint import FINGERPRINT_FIELDS
 from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
+from .wilcoxon_signed_rank import EXACT_MAX_PAIRS
+from .wilcoxon_signed_rank import smallest_p_value as smallest_paired_p_value
 from .minimum_effects import DEFAULT_MINIMUM_EFFECTS, parse_minimum_effect
 from .report_rendering import render_report
 from .speedup_ratios import SPEEDUP_RATIOS
@@ -39,6 +41,12 @@ time(REFERENCE)_i / time(CANDIDATE)_i. The pairs:
   {ratios}
 Baseline and current speedups are compared the same way, against the larger minimum effect of
 their two benchmarks; a speedup that fell is `slower`.
+
+With --paired, BASELINE and CURRENT ran side by side in rounds (scripts/bench --against REV):
+repetition i of both ran moments apart, so whatever the machine did then slowed both. Per
+benchmark, the change is then the median of the ratios current_i / baseline_i and the test the
+Wilcoxon signed-rank test of their logarithms (exact up to {pairs} pairs): a slow phase of the
+machine cancels within each pair instead of widening both samples. Speedups pair the same way.
 
 Either the times or the speedups gate, never both. Runs on one machine, as told by these fields
 of the JSON context (a field missing from either file is not compared):
@@ -82,7 +90,7 @@ def main(argv=None):
         try:
             report = compare_runs(*runs, arguments.alpha,
                                   DEFAULT_MINIMUM_EFFECTS + tuple(arguments.min_effect),
-                                  arguments.min_repetitions, arguments.ratios_only)
+                                  arguments.min_repetitions, arguments.ratios_only, arguments.paired)
         except UnusableInput as error:
             problems += error.messages
     if problems:
@@ -102,6 +110,7 @@ def _parse_arguments(argv):
         prog=PROGRAM,
         description=DESCRIPTION.format(
             exact=EXACT_MAX_PER_SIDE,
+            pairs=EXACT_MAX_PAIRS,
             ratios=", ".join(f"{ratio.candidate}/{ratio.reference}" for ratio in SPEEDUP_RATIOS),
             fields=", ".join(FINGERPRINT_FIELDS)),
         epilog=EPILOG.format(effects="\n".join(
@@ -128,14 +137,22 @@ def _parse_arguments(argv):
                         help="benchmarks only in CURRENT (added since the baseline was recorded) "
                         "are listed as not compared instead of being an error; one only in "
                         "BASELINE still is")
+    parser.add_argument("--paired", action="store_true",
+                        help="repetition i of BASELINE ran beside repetition i of CURRENT: test "
+                        "the ratios of the pairs (see above)")
     parser.add_argument("--ratios-only", action="store_true",
                         help="gate on the speedup ratios only; changes of times are information")
-    parser.add_argument("--min-repetitions", type=int, default=5,
+    parser.add_argument("--min-repetitions", type=int,
                         help="fewest repetitions per benchmark and run: with 5 against 5 the "
                         "smallest possible p is 2/252 = 0.008, with 4 it is 0.029 and with 3 "
-                        "0.1, which could never be significant (default: %(default)s)")
+                        "0.1, which could never be significant; --paired needs 6 or more (5 "
+                        "pairs all on one side give p = 2/32 = 0.0625) (default: 5, with "
+                        "--paired 6)")
     arguments = parser.parse_args(argv)
-    floor = smallest_p_value(arguments.min_repetitions, arguments.min_repetitions)
+    if arguments.min_repetitions is None:
+        arguments.min_repetitions = 6 if arguments.paired else 5
+    floor = (smallest_paired_p_value(arguments.min_repetitions) if arguments.paired
+             else smallest_p_value(arguments.min_repetitions, arguments.min_repetitions))
     if arguments.min_repetitions < 1 or floor >= arguments.alpha:
         parser.error(f"--min-repetitions {arguments.min_repetitions}: with so few repetitions "
                      f"no p-value can be below --alpha {arguments.alpha} (the smallest is "

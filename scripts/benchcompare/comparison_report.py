@@ -7,7 +7,7 @@ from .machine_fingerprint import fingerprint_differences
 from .minimum_effects import minimum_effect_for
 from .speedup_ratios import ratio_samples
 from .unusable_input import UnusableInput
-from .verdicts import Verdict, compare_samples
+from .verdicts import Verdict, compare_paired_samples, compare_samples
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,7 @@ class ComparisonReport:
     ratios: list  # of Comparison, of speedups
     machine_differences: list  # of FieldDifference
     ratios_only: bool  # asked for on the command line
+    paired: bool = False  # repetition i of both runs ran side by side (scripts/bench --against)
 
     @property
     def times_gate(self):
@@ -29,12 +30,17 @@ class ComparisonReport:
         return [comparison for comparison in gating if comparison.verdict is Verdict.SLOWER]
 
 
-def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, ratios_only=False):
-    """Raises UnusableInput if the runs cannot be compared."""
+def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, ratios_only=False,
+                 paired=False):
+    """Raises UnusableInput if the runs cannot be compared. With `paired`, repetitions pair up by
+    index and each pair's ratio is what is tested (compare_paired_samples)."""
     names = common_benchmarks(baseline, current, min_repetitions)
+    if paired:
+        _check_pairs(baseline, current, names)
+    compare = compare_paired_samples if paired else compare_samples
     benchmarks = [
-        compare_samples(name, _times(baseline, name), _times(current, name), alpha,
-                        minimum_effect_for(name, minimum_effects))
+        compare(name, *_values(baseline.benchmarks[name].times_ns, current.benchmarks[name].times_ns, paired),
+                alpha, minimum_effect_for(name, minimum_effects))
         for name in names
     ]
     # Both runs have the same benchmarks, hence the same ratios.
@@ -50,16 +56,40 @@ def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, rat
     if problems:
         raise UnusableInput(problems)
     ratios = [
-        compare_samples(base_ratio.name, base_ratio.speedups, current_ratio.speedups, alpha,
-                        # A ratio is as noisy as the noisier of its two benchmarks.
-                        max(minimum_effect_for(base_ratio.candidate, minimum_effects),
-                            minimum_effect_for(base_ratio.reference, minimum_effects)),
-                        higher_is_faster=True)
+        compare(base_ratio.name,
+                *_values(dict(zip(base_ratio.repetitions, base_ratio.speedups)),
+                         dict(zip(current_ratio.repetitions, current_ratio.speedups)), paired),
+                alpha,
+                # A ratio is as noisy as the noisier of its two benchmarks.
+                max(minimum_effect_for(base_ratio.candidate, minimum_effects),
+                    minimum_effect_for(base_ratio.reference, minimum_effects)),
+                higher_is_faster=True)
         for base_ratio, current_ratio in ratio_pairs
     ]
     differences = fingerprint_differences(baseline.context, current.context)
-    return ComparisonReport(benchmarks, ratios, differences, ratios_only)
+    return ComparisonReport(benchmarks, ratios, differences, ratios_only, paired)
 
 
-def _times(run, name):
-    return list(run.benchmarks[name].times_ns.values())
+def _values(baseline, current, paired):
+    """The (baseline, current) values to compare from two {repetition index: value} maps: all of
+    them, or with `paired` those of the indices both have, in the same order."""
+    if not paired:
+        return list(baseline.values()), list(current.values())
+    shared = sorted(baseline.keys() & current.keys())
+    return [baseline[i] for i in shared], [current[i] for i in shared]
+
+
+def _check_pairs(baseline, current, names):
+    problems = []
+    for name in names:
+        base, cur = baseline.benchmarks[name].times_ns, current.benchmarks[name].times_ns
+        if base.keys() != cur.keys():
+            problems.append(f"{name}: repetitions {_indices(base.keys() - cur.keys())} of {baseline.path} and "
+                            f"{_indices(cur.keys() - base.keys())} of {current.path} have no partner; paired "
+                            "runs repeat every benchmark in the same rounds")
+    if problems:
+        raise UnusableInput(problems)
+
+
+def _indices(indices):
+    return ", ".join(str(i) for i in sorted(indices)) or "none"

@@ -27,12 +27,14 @@ def render_report(report, markdown=False):
 
 def _gating_note(report, markdown):
     bullet = "-" if markdown else " "
+    pairing = (" Paired runs: change is the median ratio of the pairs, p is Wilcoxon's signed-rank test."
+               if report.paired else "")
     if report.times_gate:
-        note = ("Times gate (same machine fingerprint); speedup ratios are information.")
+        note = "Times gate (same machine fingerprint); speedup ratios are information." + pairing
         lines = []
     else:
         reason = "--ratios-only" if report.ratios_only else "the machines differ"
-        note = f"Speedup ratios gate ({reason}); changes of times are information."
+        note = f"Speedup ratios gate ({reason}); changes of times are information." + pairing
         lines = [f"{bullet} {difference.field}: "
                  f"{describe_value(difference.field, difference.baseline)} -> "
                  f"{describe_value(difference.field, difference.current)}"

@@ -33,6 +33,7 @@ class RatioSamples:
     candidate: str  # full benchmark names
     reference: str
     speedups: tuple  # time(reference)_i / time(candidate)_i, one per repetition i in both
+    repetitions: tuple = ()  # the repetition index i of each speedup
 
 
 def ratio_samples(run):
@@ -57,4 +58,4 @@ def _pair(family, ratio, candidate, reference):
     shared = sorted(candidate.times_ns.keys() & reference.times_ns.keys())
     speedups = tuple(reference.times_ns[i] / candidate.times_ns[i] for i in shared)
     name = f"{family} {ratio.candidate}/{ratio.reference}"
-    return RatioSamples(name, candidate.name, reference.name, speedups)
+    return RatioSamples(name, candidate.name, reference.name, speedups, tuple(shared))

@@ -1,5 +1,6 @@
 """scripts/compare run as a child process on the golden files: verdicts, exit status, output."""
 
+import json
 import re
 import subprocess
 import sys
@@ -281,6 +282,67 @@ class UnusableInputTest(unittest.TestCase):
                              "(0): nothing to compare")
 
 
+class PairedTest(unittest.TestCase):
+    """--paired: runs made side by side in rounds on a machine whose speed swings between rounds."""
+
+    ROUND_SPEEDS = [1.0, 1.5, 0.9, 2.0, 1.2, 1.1, 1.3, 0.95]
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+
+    def rounds(self, name, slowdown):
+        """The golden baseline's first repetition of each benchmark, once per round, times the
+        round's speed and `slowdown` (name -> factor)."""
+        document = read_golden("baseline.json")
+        rows = []
+        for index, speed in enumerate(self.ROUND_SPEEDS):
+            for row in document["benchmarks"]:
+                if row["run_type"] == "iteration" and row["repetition_index"] == 0:
+                    factor = speed * slowdown.get(row["run_name"], 1.0)
+                    rows.append(dict(row, repetition_index=index, repetitions=len(self.ROUND_SPEEDS),
+                                     real_time=row["real_time"] * factor, cpu_time=row["cpu_time"] * factor))
+        document["benchmarks"] = rows
+        return write_document(self.directory.name, name, document)
+
+    def test_twelve_percent_under_a_swinging_machine(self):
+        baseline = self.rounds("a.json", {})
+        current = self.rounds("b.json", {"short_encoding/serial": 1.12})
+        unpaired = run_compare(baseline, current)
+        self.assertEqual(unpaired.returncode, 0, unpaired.stdout)
+        paired = run_compare(baseline, current, "--paired")
+        self.assertEqual(paired.returncode, 1, paired.stdout + paired.stderr)
+        self.assertEqual(verdicts(paired.stdout)["short_encoding/serial"], "slower")
+        self.assertIn("Paired runs: change is the median ratio of the pairs", paired.stdout)
+        self.assertTrue(paired.stdout.endswith(
+            "Regressions:\n  short_encoding/serial: +12.0% (limit 10%, p = 0.0078)\n"), paired.stdout)
+
+    def test_unpaired_repetitions(self):
+        baseline = self.rounds("a.json", {})
+        with open(baseline, encoding="utf-8") as file:
+            document = json.load(file)
+        document["benchmarks"] = [row for row in document["benchmarks"]
+                                  if not (row["run_name"] == "short_encoding/simd" and row["repetition_index"] == 3)]
+        current = write_document(self.directory.name, "b.json", document)
+        result = run_compare(baseline, current, "--paired")
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertEqual(result.stderr.splitlines(), [
+            f"scripts/compare: error: short_encoding/simd: repetitions 3 of {baseline} and none of {current} "
+            "have no partner; paired runs repeat every benchmark in the same rounds"])
+
+    def test_five_pairs_can_never_be_significant(self):
+        result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"), "--paired",
+                             "--min-repetitions", "5")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--min-repetitions 5: with so few repetitions no p-value can be below --alpha 0.05 "
+                      "(the smallest is 0.0625)", result.stderr)
+
+    def test_golden_runs_have_too_few_pairs(self):
+        result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"), "--paired")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("short_encoding/serial has 5 repetitions, fewer than --min-repetitions 6", result.stderr)
+
+
 class ArgumentTest(unittest.TestCase):
     def assert_usage_error(self, arguments, message):
         result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"),
@@ -306,11 +368,11 @@ class ArgumentTest(unittest.TestCase):
     def test_help_states_defaults_and_their_origin(self):
         result = run_compare("--help")
         self.assertEqual(result.returncode, 0)
-        for text in ("(default: 0.05)", "(default: 5)", "*=10", "adversarial_encoding/*=20",
+        for text in ("(default: 0.05)", "(default: 5, with --paired 6)", "*=10", "adversarial_encoding/*=20",
                      "*/real_time=30", "Measured: 6 runs of one build",
                      "last matching rule wins", "exit status:", "simd_parallel/simd",
                      "cpu_model, num_cpus, mhz_per_cpu, caches, compiler, build_type, simd_isa"):
-            self.assertIn(text, result.stdout)
+            self.assertIn(text, " ".join(result.stdout.split()))
 
 
 if __name__ == "__main__":

@@ -81,5 +81,38 @@ class RatioTest(unittest.TestCase):
             "--min-repetitions 5"])
 
 
+class PairedTest(unittest.TestCase):
+    # Rounds on a machine whose speed swings: pair i of both runs shares speed i.
+    SPEEDS = [1.0, 1.6, 0.9, 2.0, 1.2, 1.1, 1.4, 0.95]
+
+    def runs(self, simd_slowdown):
+        serial = scaled(self.SPEEDS, 100.0)
+        baseline = make_run("a.json", {"f/serial": serial, "f/simd": scaled(self.SPEEDS, 50.0)}, MACHINE)
+        current = make_run("b.json", {"f/serial": serial, "f/simd": scaled(self.SPEEDS, 50.0 * simd_slowdown)},
+                           MACHINE)
+        return baseline, current
+
+    def test_times_and_speedups_pair_by_round(self):
+        report = compare_runs(*self.runs(1.15), 0.05, DEFAULT_MINIMUM_EFFECTS, 6, paired=True)
+        self.assertTrue(report.paired)
+        self.assertEqual([c.name for c in report.regressions()], ["f/simd"])
+        self.assertAlmostEqual(report.benchmarks[1].change, 0.15)
+        self.assertAlmostEqual(report.ratios[0].change, 1 / 1.15 - 1)
+        self.assertIs(report.ratios[0].verdict, Verdict.SLOWER)
+
+    def test_unpaired_the_swing_hides_it(self):
+        report = compare_runs(*self.runs(1.15), 0.05, DEFAULT_MINIMUM_EFFECTS, 6)
+        self.assertEqual(report.regressions(), [])
+
+    def test_missing_partner_is_unusable(self):
+        baseline, current = self.runs(1.0)
+        del current.benchmarks["f/serial"].times_ns[2]
+        with self.assertRaises(UnusableInput) as raised:
+            compare_runs(baseline, current, 0.05, DEFAULT_MINIMUM_EFFECTS, 6, paired=True)
+        self.assertEqual(raised.exception.messages, [
+            "f/serial: repetitions 2 of a.json and none of b.json have no partner; paired runs repeat "
+            "every benchmark in the same rounds"])
+
+
 if __name__ == "__main__":
     unittest.main()
