@@ -77,12 +77,20 @@ ensure_packages() {
 # BUILD_DIR/configure.log and BUILD_DIR/build.log. Compiler warnings are shown all the same:
 # the project is meant to build without any.
 configure_and_build() {
-  mkdir -p "$BUILD_DIR"
-  echo "Building $BUILD_DIR ($BUILD_TYPE, $JOBS jobs)"
-  run_logged "$BUILD_DIR/configure.log" cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
-  run_logged "$BUILD_DIR/build.log" cmake --build "$BUILD_DIR" --parallel "$JOBS" --target "$@"
-  if grep -q 'warning:' "$BUILD_DIR/build.log"; then
-    echo "Compiler warnings (without progress lines; full log: $BUILD_DIR/build.log):" >&2
-    grep -v '^\[ *[0-9]*%\]' "$BUILD_DIR/build.log" >&2 || true
+  build_tree "$REPO_ROOT" "$BUILD_DIR" "$@"
+}
+
+# build_tree SOURCE BUILD TARGET...: configure_and_build for another source tree (scripts/bench
+# --against builds an earlier commit of the project beside this one).
+build_tree() {
+  local source="$1" build="$2"
+  shift 2
+  mkdir -p "$build"
+  echo "Building $build ($BUILD_TYPE, $JOBS jobs)"
+  run_logged "$build/configure.log" cmake -S "$source" -B "$build" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
+  run_logged "$build/build.log" cmake --build "$build" --parallel "$JOBS" --target "$@"
+  if grep -q 'warning:' "$build/build.log"; then
+    echo "Compiler warnings (without progress lines; full log: $build/build.log):" >&2
+    grep -v '^\[ *[0-9]*%\]' "$build/build.log" >&2 || true
   fi
 }

@@ -1,0 +1,58 @@
+"""Merges the runs of one side of a paired comparison into one run with repetitions.
+
+scripts/bench --against runs both builds once per round, alternately; round i of each side
+becomes repetition i of that side's merged run, so scripts/compare --paired pairs round i of the
+baseline with round i of the current build. Usage: round_merging.py OUT.json ROUND.json...
+"""
+
+import json
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `benchcompare` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    __package__ = "benchcompare"  # noqa: A001
+
+from .benchmark_run import parse_json  # noqa: E402
+from .unusable_input import UnusableInput  # noqa: E402
+
+
+def merge_rounds(round_paths):
+    """One Google Benchmark document: the context of the first round, and the iteration rows of
+    round i with repetition_index i. Raises UnusableInput if a round is not usable."""
+    merged = None
+    rows = []
+    for index, path in enumerate(round_paths):
+        document = parse_json(path)
+        if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
+            raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "benchmarks" list'])
+        merged = merged or {"context": document.get("context", {})}
+        for row in document["benchmarks"]:
+            if not isinstance(row, dict) or row.get("run_type") != "iteration":
+                continue
+            if row.get("repetitions", 1) != 1:
+                raise UnusableInput([f"{path}: {row.get('name')} has {row['repetitions']} repetitions; "
+                                     "a round runs each benchmark once"])
+            rows.append(dict(row, repetition_index=index, repetitions=len(round_paths)))
+    if merged is None:
+        raise UnusableInput(["no round to merge"])
+    merged["benchmarks"] = rows
+    return merged
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: round_merging.py OUT.json ROUND.json...", file=sys.stderr)
+        return 2
+    try:
+        merged = merge_rounds(argv[1:])
+    except UnusableInput as error:
+        for message in error.messages:
+            print(f"round_merging.py: error: {message}", file=sys.stderr)
+        return 2
+    Path(argv[0]).write_text(json.dumps(merged, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
