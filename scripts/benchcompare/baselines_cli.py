@@ -18,7 +18,9 @@ scripts/compare checks), in DIR.
 
   find RUN.json   prints the path of the baseline to compare RUN.json with: the one recorded on
                   RUN's fingerprint, else the newest other one (then only its speedup ratios
-                  gate, which scripts/compare decides by itself); says which on stderr
+                  gate, which scripts/compare decides by itself); says which on stderr.
+                  With --commit, prints the git commit that baseline was measured at instead
+                  (its context's git_commit), for scripts/bench --against
   save RUN.json   copies RUN.json into DIR under its fingerprint's name, replacing the baseline
                   of that fingerprint, and prints the new path"""
 
@@ -36,6 +38,12 @@ def main(argv=None):
             how = ("recorded on this machine's fingerprint" if same_machine else
                    "recorded on another machine: only speedup ratios will gate")
             print(f"{PROGRAM}: baseline {path.name}: {how}", file=sys.stderr)
+            if arguments.commit:
+                commit = load_benchmark_run(path).context.get("git_commit")
+                if not isinstance(commit, str) or not commit or commit == "unknown":
+                    raise UnusableInput([f"{path} records no git_commit"])
+                print(commit)
+                return 0
         else:
             path, replaced = save_baseline(arguments.run, arguments.dir)
             for old in replaced:
@@ -53,6 +61,8 @@ def _parse_arguments(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("find", "save"))
     parser.add_argument("run", metavar="RUN.json", help="a run of build/benches")
+    parser.add_argument("--commit", action="store_true",
+                        help="find: print the baseline's git commit instead of its path")
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIRECTORY,
                         help="the baselines (default: data/baselines of this repository)")
     return parser.parse_args(argv)

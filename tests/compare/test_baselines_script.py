@@ -72,6 +72,19 @@ class BaselinesTest(unittest.TestCase):
         self.assertEqual(Path(result.stdout.strip()), newest)
         self.assertIn("another machine: only speedup ratios will gate", result.stderr)
 
+    def test_find_commit_names_the_commit_of_the_baseline_found(self):
+        self.save(self.run_file("recorded.json", git_commit="7dcd71a"))
+        result = run_baselines("find", self.run_file("current.json", git_commit="0123abc"), "--commit",
+                               "--dir", str(self.store))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "7dcd71a\n")
+
+    def test_find_commit_of_a_baseline_without_one(self):
+        saved = Path(self.save(self.run_file("recorded.json", git_commit="unknown")).stdout.strip())
+        result = run_baselines("find", golden_path("baseline.json"), "--commit", "--dir", str(self.store))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"scripts/baselines: error: {saved} records no git_commit", result.stderr)
+
     def test_find_in_an_empty_store(self):
         result = self.find(golden_path("baseline.json"))
         self.assertEqual(result.returncode, 2)
