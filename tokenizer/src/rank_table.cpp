@@ -11,7 +11,7 @@ void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
   std::size_t capacity = 16;
   while (capacity < 2 * count) capacity *= 2;
   if (capacity <= slots_.size()) return;
-  std::vector<Slot> old = std::move(slots_);
+  std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
   slots_.assign(capacity, Slot{0, 0, kNoRank});
   mask_ = capacity - 1;
   for (const Slot& s : old) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/huge_page_allocator.hpp"
 #include "tokenizer/rank.hpp"
 
 namespace tokenizer {
@@ -123,7 +124,7 @@ class RankTable {
   void insert_long(const std::uint8_t* data, std::size_t size, Rank rank);
   void grow();
 
-  std::vector<Slot> slots_;  // the main table: keys of 5 bytes or more
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // the main table: keys of 5 bytes or more
   std::size_t mask_ = 0;
   std::size_t long_count_ = 0;
   std::size_t count_ = 0;
