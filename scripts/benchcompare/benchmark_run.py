@@ -45,11 +45,7 @@ def without_benchmarks_missing_from(run, other):
 
 def load_benchmark_run(path):
     """Reads PATH; raises UnusableInput naming every problem found in it."""
-    document = parse_json(path)
-    if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
-        raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "benchmarks" list'])
-    if not isinstance(document.get("context"), dict):
-        raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "context" object'])
+    document = read_document(path)
     run = BenchmarkRun(str(path), document["context"], {})
     problems = []
     for index, row in enumerate(document["benchmarks"]):
@@ -61,6 +57,17 @@ def load_benchmark_run(path):
     in_order = sorted(run.benchmarks.values(), key=lambda samples: samples.registration)
     run.benchmarks = {samples.name: samples for samples in in_order}
     return run
+
+
+def read_document(path):
+    """The JSON document of PATH, checked to have Google Benchmark's "context" object and
+    "benchmarks" list; raises UnusableInput if it is unreadable or has not."""
+    document = parse_json(path)
+    if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
+        raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "benchmarks" list'])
+    if not isinstance(document.get("context"), dict):
+        raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "context" object'])
+    return document
 
 
 def parse_json(path):

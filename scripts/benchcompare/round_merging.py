@@ -2,19 +2,16 @@
 
 scripts/bench --against runs both builds once per round, alternately; round i of each side
 becomes repetition i of that side's merged run, so scripts/compare --paired pairs round i of the
-baseline with round i of the current build. Usage: round_merging.py OUT.json ROUND.json...
+baseline with round i of the current build.
+Usage (with scripts/ on PYTHONPATH): python3 -m benchcompare.round_merging OUT.json ROUND.json...
 """
 
 import json
 import sys
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make `benchcompare` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    __package__ = "benchcompare"  # noqa: A001
-
-from .benchmark_run import parse_json  # noqa: E402
-from .unusable_input import UnusableInput  # noqa: E402
+from .benchmark_run import read_document
+from .unusable_input import UnusableInput
 
 
 def merge_rounds(round_paths):
@@ -23,10 +20,8 @@ def merge_rounds(round_paths):
     merged = None
     rows = []
     for index, path in enumerate(round_paths):
-        document = parse_json(path)
-        if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
-            raise UnusableInput([f'{path} is not Google Benchmark JSON: it has no "benchmarks" list'])
-        merged = merged or {"context": document.get("context", {})}
+        document = read_document(path)
+        merged = merged or {"context": document["context"]}
         for row in document["benchmarks"]:
             if not isinstance(row, dict) or row.get("run_type") != "iteration":
                 continue

@@ -9,7 +9,12 @@ import unittest
 from golden_files import write_document
 from repository import SCRIPTS_DIR
 
-MERGE_SCRIPT = SCRIPTS_DIR / "benchcompare" / "round_merging.py"
+MERGE = [sys.executable, "-m", "benchcompare.round_merging"]
+
+
+def run_merge(*arguments):
+    return subprocess.run([*MERGE, *arguments], capture_output=True, text=True, check=False,
+                          cwd=SCRIPTS_DIR)
 
 
 def row(name, time, run_type="iteration", repetitions=1):
@@ -27,9 +32,7 @@ class RoundMergingTest(unittest.TestCase):
 
     def merge(self, *rounds):
         out = f"{self.directory.name}/merged.json"
-        result = subprocess.run([sys.executable, str(MERGE_SCRIPT), out, *rounds],
-                                capture_output=True, text=True, check=False)
-        return result, out
+        return run_merge(out, *rounds), out
 
     def test_round_i_becomes_repetition_i(self):
         first = self.round("r0.json", [row("a", 10.0), row("b", 20.0)], {"cpu_model": "first"})
@@ -60,7 +63,7 @@ class RoundMergingTest(unittest.TestCase):
         self.assertIn(f"{bad} is not valid JSON", result.stderr)
 
     def test_usage(self):
-        result = subprocess.run([sys.executable, str(MERGE_SCRIPT)], capture_output=True, text=True, check=False)
+        result = run_merge()
         self.assertEqual(result.returncode, 2)
         self.assertIn("usage: round_merging.py OUT.json ROUND.json...", result.stderr)
 
