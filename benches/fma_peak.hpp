@@ -6,9 +6,10 @@ namespace benches {
 
 // The machine's float32 peak in GFLOP/s (10^9 flops per second, an FMA counting two): chains of
 // independent FMAs on the widest vectors this CPU has (AVX-512F, else AVX2 with FMA3, else SSE2
-// multiplies and adds), on all threads of TBB's default arena, i.e. the threads the SDPA
-// implementations use. Measured on the first call (about 0.2 s: the best of five runs of about
-// 40 ms, the least disturbed by other processes), then cached.
+// multiplies and adds), one core's rate times the threads of TBB's default arena, i.e. the
+// threads the SDPA implementations use. Measured on the first call (about 0.3 s: the best of
+// fifteen runs of about 20 ms on the calling thread, the least disturbed by other processes),
+// then cached.
 double fma_peak_gflops();
 
 // The instruction set of that measurement: "avx512f", "avx2" or "sse2".
