@@ -371,15 +371,20 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
         }
       }
       for (std::size_t r0 = g * kBlockColumns; r0 < (g + 1) * kBlockColumns; r0 += kWidth) {
-        // Key j of the tile is past row r's causal limit iff j >= limit[r].
-        alignas(64) float limit[kWidth];
-        for (std::size_t x = 0; x < kWidth; ++x) limit[x] = static_cast<float>(keys_until_row(r0 + x));
-        const Floats limits = Floats::load_aligned(limit);
-        for (auto j = static_cast<std::size_t>(limit[0]); j < keys; ++j) {
-          float* const row = scores + j * kQueryTile + r0;
-          const Floats masked = xsimd::select(Floats(static_cast<float>(j)) >= limits, Floats(kMinusInfinity),
-                                              Floats::load_aligned(row));
-          masked.store_aligned(row);
+        // Visible key counts grow with the row: if the first row sees every key of the group, so
+        // do the others, and their limits need not be computed (most of a causal tile, all of a
+        // non-causal one).
+        if (keys_until_row(r0) < keys) {
+          // Key j of the tile is past row r's causal limit iff j >= limit[r].
+          alignas(64) float limit[kWidth];
+          for (std::size_t x = 0; x < kWidth; ++x) limit[x] = static_cast<float>(keys_until_row(r0 + x));
+          const Floats limits = Floats::load_aligned(limit);
+          for (auto j = static_cast<std::size_t>(limit[0]); j < keys; ++j) {
+            float* const row = scores + j * kQueryTile + r0;
+            const Floats masked = xsimd::select(Floats(static_cast<float>(j)) >= limits, Floats(kMinusInfinity),
+                                                Floats::load_aligned(row));
+            masked.store_aligned(row);
+          }
         }
         update_softmax(scores + r0, keys, row_max + r0, row_sum + r0, rescale + r0);
       }
