@@ -1,5 +1,6 @@
 #pragma once
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -134,9 +135,12 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     return;
   }
 
+  // One encoder per thread, not per chunk: a thread's later chunks find the words its earlier
+  // ones merged already in the encoder's cache.
+  tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];
-    BytePairEncoder bpe(tokenizer);
+    BytePairEncoder& bpe = encoders.local();
     c.ids.reserve((text.size() / chunks) / 3);
     std::size_t next = k + 1;
     c.stop_chunk = chunks;
