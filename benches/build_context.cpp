@@ -6,6 +6,7 @@
 #include <string>
 
 #include "benches.hpp"
+#include "git_commit.hpp"
 #include "simd/piece_batch_scanner.hpp"
 
 namespace benches {
@@ -28,7 +29,8 @@ std::string cpu_model() {
 
 void add_build_context() {
   benchmark::AddCustomContext("cpu_model", cpu_model());
-  // Set by benches/CMakeLists.txt at configure time.
+  // Written at build time by benches/write_git_commit.cmake; the others set at configure time
+  // by benches/CMakeLists.txt.
   benchmark::AddCustomContext("git_commit", TOKBENCH_GIT_COMMIT);
   benchmark::AddCustomContext("build_type", TOKBENCH_BUILD_TYPE);
   benchmark::AddCustomContext("compiler", TOKBENCH_COMPILER);

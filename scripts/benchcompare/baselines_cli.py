@@ -20,7 +20,8 @@ scripts/compare checks), in DIR.
                   RUN's fingerprint, else the newest other one (then only its speedup ratios
                   gate, which scripts/compare decides by itself); says which on stderr.
                   With --commit, prints the git commit that baseline was measured at instead
-                  (its context's git_commit), for scripts/bench --against
+                  (its context's git_commit), for scripts/bench --against; a baseline
+                  measured on uncommitted changes (a git_commit ending in -dirty) has none
   save RUN.json   copies RUN.json into DIR under its fingerprint's name, replacing the baseline
                   of that fingerprint, and prints the new path"""
 
@@ -42,6 +43,9 @@ def main(argv=None):
                 commit = load_benchmark_run(path).context.get("git_commit")
                 if not isinstance(commit, str) or not commit or commit == "unknown":
                     raise UnusableInput([f"{path} records no git_commit"])
+                if commit.endswith("-dirty"):
+                    raise UnusableInput([f"{path} was measured on uncommitted changes to {commit[:-6]} "
+                                         f"(git_commit {commit}): no commit holds its code"])
                 print(commit)
                 return 0
         else:

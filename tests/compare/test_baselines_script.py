@@ -85,6 +85,14 @@ class BaselinesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn(f"scripts/baselines: error: {saved} records no git_commit", result.stderr)
 
+    def test_find_commit_of_a_baseline_measured_on_uncommitted_changes(self):
+        saved = Path(self.save(self.run_file("recorded.json", git_commit="7dcd71a-dirty")).stdout.strip())
+        result = run_baselines("find", golden_path("baseline.json"), "--commit", "--dir", str(self.store))
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stdout, "")
+        self.assertIn(f"scripts/baselines: error: {saved} was measured on uncommitted changes to 7dcd71a "
+                      "(git_commit 7dcd71a-dirty): no commit holds its code", result.stderr)
+
     def test_find_in_an_empty_store(self):
         result = self.find(golden_path("baseline.json"))
         self.assertEqual(result.returncode, 2)

@@ -1,0 +1,59 @@
+// build/benches run as a child process: the context it records beside the results, and the
+// peak_fraction counter's definition against that context.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "process_runner.hpp"
+
+namespace {
+
+// The value of a string field of the JSON context, or "" (the context's values are strings).
+std::string context_field(const std::string& json, const std::string& key) {
+  std::smatch m;
+  return std::regex_search(json, m, std::regex("\"" + key + "\": \"([^\"]*)\"")) ? m[1].str() : "";
+}
+
+// The value of a numeric field of the first benchmark row that has it.
+double row_number(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": ([-+0-9.eE]+)"))) return -1;
+  return std::stod(m[1].str());
+}
+
+tokenizer::test::ProcessResult run_benches(const std::string& filter) {
+  return tokenizer::test::run_process(
+      {TOKBENCH_BENCHES_BINARY,
+       {"--benchmark_filter=" + filter, "--benchmark_min_time=0.01", "--benchmark_format=json"},
+       "",
+       {}});
+}
+
+TEST(BenchesContext, NamesTheBuildAndTheFmaPeak) {
+  const tokenizer::test::ProcessResult r = run_benches("^calibration/fma_peak");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(context_field(r.out, "git_commit"), std::regex("[0-9a-f]{7,}(-dirty)?|unknown")))
+      << context_field(r.out, "git_commit");
+  EXPECT_FALSE(context_field(r.out, "build_type").empty());
+  EXPECT_FALSE(context_field(r.out, "compiler").empty());
+  EXPECT_TRUE(std::regex_match(context_field(r.out, "fma_peak_isa"), std::regex("avx512f|avx2|sse2")));
+  EXPECT_TRUE(std::regex_match(context_field(r.out, "fma_peak_threads"), std::regex("[1-9][0-9]*")));
+  const std::string peak = context_field(r.out, "fma_peak_gflops");
+  ASSERT_TRUE(std::regex_match(peak, std::regex("[0-9]+\\.[0-9]"))) << peak;
+  EXPECT_GT(std::stod(peak), 0.0);
+}
+
+TEST(BenchesContext, PeakFractionIsGflopsOverTheContextPeak) {
+  const tokenizer::test::ProcessResult r =
+      run_benches("^sdpa/flash/batch:4/heads:8/seq_q:128/seq_k:128/dim:64/causal:0/");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double peak = std::stod(context_field(r.out, "fma_peak_gflops"));
+  const double gflops = row_number(r.out, "GFLOPS");
+  const double fraction = row_number(r.out, "peak_fraction");
+  ASSERT_GT(gflops, 0.0) << r.out;
+  // The context rounds the peak to 0.1 GFLOP/s.
+  EXPECT_NEAR(fraction, gflops / peak, gflops / peak * 0.05 / peak + 1e-9) << r.out;
+}
+
+}  // namespace
