@@ -43,8 +43,7 @@ void scan_simd(benchmark::State& state) {
       tokenizer::simd::best_piece_batch_scanners().for_kind(cl100k().pretokenizer().kind());
   const std::string_view text = long_text();
   const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
-  // The batch size of the simd encoders.
-  std::size_t ends[16];
+  std::size_t ends[tokenizer::simd::kBatchPieces];
   std::size_t pieces = 0;
   for (auto _ : state) {
     pieces = 0;
