@@ -99,7 +99,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   struct Chunk {
     std::size_t start = 0;
     std::vector<std::size_t> heads;   // first piece starts of this chunk's chain
-    bool meets_left = true;           // whether a chain from further left reaches `heads`
+    bool kept = false;                // whether the chunk is worth encoding (see below)
     std::vector<std::size_t> counts;  // counts[i]: ids encoded before heads[i]
     std::vector<Rank> ids;
     std::size_t stop_chunk = 0;       // the chunk whose chain this one met (chunks: none)
@@ -111,23 +111,24 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   for (std::size_t k = 0; k < parts.size(); ++k) parts[k].start = chunk_start_near(text, k * text.size() / parts.size());
   parts[0].start = 0;
 
-  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t k) {
+  parts[0].kept = true;  // no chunk stops at chunk 0: its heads are never needed
+  tbb::parallel_for(std::size_t{1}, parts.size(), [&](std::size_t k) {
     Chunk& c = parts[k];
     tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
       c.heads.push_back(start);
       return c.heads.size() < kSyncPieces;
     });
-    if (k > 0) c.meets_left = chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
-  });
-  // The left neighbour covers a chunk that would only repeat its work: one whose first piece
-  // runs past the next chunk's start (it sits inside a giant piece, a megabyte of one letter),
-  // or whose chain the probe could not meet.
-  std::vector<Chunk> kept;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
+    // The left neighbour covers a chunk that would only repeat its work: one whose first piece
+    // runs past the next chunk's start (it sits inside a giant piece, a megabyte of one letter),
+    // or whose chain the probe could not meet. The probe is skipped for the first kind: in a
+    // giant piece it too would scan to the piece's end.
     const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
-    const Chunk& c = parts[k];
-    if (k == 0 || (c.meets_left && c.heads.size() >= 2 && c.heads[1] <= next_start)) kept.push_back(std::move(parts[k]));
-  }
+    c.kept = c.heads.size() >= 2 && c.heads[1] <= next_start &&
+             chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
+  });
+  std::vector<Chunk> kept;
+  for (Chunk& c : parts)
+    if (c.kept) kept.push_back(std::move(c));
   parts = std::move(kept);
   const std::size_t chunks = parts.size();
   if (chunks == 1) {  // nothing left to share: no stop checks, no copy of the ids
