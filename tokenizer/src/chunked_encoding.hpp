@@ -80,21 +80,20 @@ inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text,
 // stitched result takes chunk k's ids up to it and the later chunk's ids from it. Chunk 0
 // starts at 0, so following stops from chunk 0 reproduces the serial chain exactly. If chains
 // fail to meet (a piece longer than a chunk), the stitch finishes the remainder serially.
+//
+// Where nothing is to be shared (a small text, a regex pattern, one thread, one chunk left),
+// the whole text goes to `encode_whole`, the single-threaded encoder of the same chain: the
+// very function the single-threaded benchmarks time, so a small input pays one comparison and
+// nothing else, not even a different inlining of the same loop.
 template <class Chain>
-void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain) {
-  auto encode_rest = [&](std::size_t from) {
-    BytePairEncoder bpe(tokenizer);
-    chain.encode(text, from, out, bpe, kNeverStop);
-  };
-  if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
-    encode_rest(0);
+void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
+                      void (*encode_whole)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
+  if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex ||
+      tbb::this_task_arena::max_concurrency() < 2) {
+    encode_whole(tokenizer, text, out);
     return;
   }
   const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-  if (threads < 2) {
-    encode_rest(0);
-    return;
-  }
 
   struct Chunk {
     std::size_t start = 0;
@@ -132,7 +131,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   parts = std::move(kept);
   const std::size_t chunks = parts.size();
   if (chunks == 1) {  // nothing left to share: no stop checks, no copy of the ids
-    encode_rest(0);
+    encode_whole(tokenizer, text, out);
     return;
   }
 
@@ -166,7 +165,8 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     if (c.stop_chunk == chunks) return;
     const Chunk& next = parts[c.stop_chunk];
     if (c.stop_head >= next.counts.size()) {
-      encode_rest(next.heads[c.stop_head]);
+      BytePairEncoder bpe(tokenizer);
+      chain.encode(text, next.heads[c.stop_head], out, bpe, kNeverStop);
       return;
     }
     skip = next.counts[c.stop_head];
