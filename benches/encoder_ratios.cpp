@@ -82,9 +82,13 @@ int main(int argc, char** argv) {
     // samples[e][k]: nanoseconds per byte of encoder e on input k, one per round.
     std::vector<std::vector<std::vector<double>>> samples(encoders.size(), std::vector<std::vector<double>>(inputs));
     std::vector<tokenizer::Rank> ids;
+    // Within a round the encoders of one input run back to back, so the ratios between them
+    // compare moments milliseconds apart; odd rounds take them in reverse order, so that no
+    // encoder always runs first on an input (after another input's encodes) or always last.
     for (int round = 0; round < rounds; ++round)
-      for (std::size_t e = 0; e < encoders.size(); ++e)
-        for (std::size_t k = 0; k < inputs; ++k) {
+      for (std::size_t k = 0; k < inputs; ++k)
+        for (std::size_t i = 0; i < encoders.size(); ++i) {
+          const std::size_t e = round % 2 == 0 ? i : encoders.size() - 1 - i;
           const std::string_view text = kInputs[k].text();
           const auto start = std::chrono::steady_clock::now();
           for (int call = 0; call < kInputs[k].calls; ++call) {
@@ -95,8 +99,8 @@ int main(int argc, char** argv) {
           samples[e][k].push_back(elapsed.count() / kInputs[k].calls / static_cast<double>(text.size()));
         }
     // The speed relative to serial is the median over rounds of serial's time over the encoder's
-    // in the same round: the two ran seconds apart, so the load of that moment cancels, which a
-    // ratio of medians taken from different rounds would not do.
+    // in the same round: the two ran one after the other, so the load of that moment cancels,
+    // which a ratio of medians taken from different rounds would not do.
     const auto median_of = [](std::vector<double> values) {
       std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
       return values[values.size() / 2];
