@@ -36,8 +36,10 @@ std::string base64_text(std::size_t bytes) {
 }
 
 // Inputs over the parallel threshold. The single-character megabytes are one piece each, longer
-// than any chunk, so chunk chains cannot meet and the stitch must finish serially; the random
-// concatenations put every kind of piece across chunk starts.
+// than any chunk, so every chunk but the first is dropped and the text is encoded serially;
+// pieces of 5,000 and 70,000 bytes between words drop the chunks that start inside them
+// (pieces of 4 KiB or more count as giant) and keep the others; the random concatenations put
+// every kind of piece across chunk starts.
 std::vector<LargeInput> large_inputs() {
   std::vector<LargeInput> inputs = {
       {"letters", std::string(1 << 20, 'a')},
@@ -45,6 +47,7 @@ std::vector<LargeInput> large_inputs() {
       {"spaces", std::string(1 << 20, ' ')},
       {"newlines", repeated("\n\n \r\n", 1 << 19)},
       {"words_and_giant_pieces", repeated("Some words, then " + std::string(70000, 'x') + " and more.\n", 1 << 20)},
+      {"words_and_5k_pieces", repeated("Some words, then " + std::string(5000, 'x') + " and more.\n", 1 << 20)},
       {"base64", base64_text(1 << 20)},
   };
   test::RandomText random(2024);

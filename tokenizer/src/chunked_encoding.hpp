@@ -72,6 +72,26 @@ inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text,
   return met;
 }
 
+// Pieces longer than this count as giant: see starts_giant_piece.
+inline constexpr std::size_t kGiantPieceBytes = 4096;
+
+// Whether the piece that starts at `start` runs on for kGiantPieceBytes or more (a megabyte of
+// one letter is a single piece). Answered on a view that ends kGiantPieceBytes after `start`,
+// so it costs that much scanning at most, where finding the piece's real end would scan all of
+// it. Cut short, a pattern may end its piece a byte or so earlier than in the whole text (a
+// run of spaces gives its last one to the next word), which only matters to the caller's
+// choice, not to the ids.
+inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_view text, std::size_t start) {
+  if (text.size() - start <= kGiantPieceBytes) return false;
+  const std::string_view view = text.substr(0, start + kGiantPieceBytes);
+  bool reaches_end = false;
+  pretokenizer.scan_from(view, start, [&](std::size_t, std::size_t end) {
+    reaches_end = end == view.size();
+    return false;
+  });
+  return reaches_end;
+}
+
 // Encodes `text` on all of TBB's threads with ids identical to a serial run of `chain`.
 //
 // The text is cut into chunks at guessed starts; each chunk encodes its own chain from its
@@ -112,15 +132,16 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
 
   parts[0].kept = true;  // no chunk stops at chunk 0: its heads are never needed
   tbb::parallel_for(std::size_t{1}, parts.size(), [&](std::size_t k) {
+    // The left neighbour covers a chunk that would only repeat its work: one that starts in a
+    // giant piece, one whose first piece runs past the next chunk's start, or one whose chain
+    // the probe could not meet. The cheap tests go first: in a giant piece, the scan for the
+    // chunk's first piece starts, and the probe, would each run to the piece's end.
     Chunk& c = parts[k];
+    if (starts_giant_piece(tokenizer.pretokenizer(), text, c.start)) return;
     tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
       c.heads.push_back(start);
       return c.heads.size() < kSyncPieces;
     });
-    // The left neighbour covers a chunk that would only repeat its work: one whose first piece
-    // runs past the next chunk's start (it sits inside a giant piece, a megabyte of one letter),
-    // or whose chain the probe could not meet. The probe is skipped for the first kind: in a
-    // giant piece it too would scan to the piece's end.
     const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
     c.kept = c.heads.size() >= 2 && c.heads[1] <= next_start &&
              chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
