@@ -58,7 +58,11 @@ int main(int argc, char** argv) {
       usage(stdout);
       return 0;
     }
-    if ((arg == "--encoding" || arg == "--rounds") && i + 1 < argc) {
+    if (arg == "--encoding" || arg == "--rounds") {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "encoder_ratios: %s needs a value (see --help)\n", argv[i]);
+        return 2;
+      }
       const char* value = argv[++i];
       if (arg == "--encoding") {
         encoding = value;

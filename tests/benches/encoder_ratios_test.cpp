@@ -1,0 +1,78 @@
+// build/encoder_ratios run as a child process: its arguments, and the shape of its table.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process_runner.hpp"
+
+namespace {
+
+tokenizer::test::ProcessResult run_ratios(std::vector<std::string> args) {
+  return tokenizer::test::run_process({TOKBENCH_ENCODER_RATIOS_BINARY, std::move(args), "", {}});
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(EncoderRatios, HelpGoesToStandardOutput) {
+  const tokenizer::test::ProcessResult r = run_ratios({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("Usage: encoder_ratios", 0), 0u) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(EncoderRatios, BadArgumentsAreUsageErrors) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus"}, "encoder_ratios: unknown argument '--bogus' (see --help)\n"},
+      {{"--rounds"}, "encoder_ratios: --rounds needs a value (see --help)\n"},
+      {{"--encoding"}, "encoder_ratios: --encoding needs a value (see --help)\n"},
+      {{"--rounds", "0"}, "encoder_ratios: --rounds needs a positive integer, not '0'\n"},
+      {{"--rounds", "3x"}, "encoder_ratios: --rounds needs a positive integer, not '3x'\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    SCOPED_TRACE(args[0]);
+    const tokenizer::test::ProcessResult r = run_ratios(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, message);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(EncoderRatios, UnknownEncodingIsNamed) {
+  const tokenizer::test::ProcessResult r = run_ratios({"--encoding", "nope"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown encoding 'nope'"), std::string::npos) << r.err;
+}
+
+// A row per input, then the adversarial row; serial's column is the reference, so its speed
+// relative to itself is exactly 1.00x on every input over three rounds, which holds only if
+// each ratio divides two samples of one round.
+TEST(EncoderRatios, OneRowPerInputAndSerialIsTheReference) {
+  const tokenizer::test::ProcessResult r = run_ratios({"--rounds", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 10u) << r.out;
+  EXPECT_EQ(lines[0].rfind("cl100k_base, 3 rounds;", 0), 0u) << lines[0];
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex("input +serial( +[a-z_]+)+"))) << lines[1];
+  const char* inputs[] = {"short", "medium", "long", "letters", "digits", "spaces", "base64"};
+  const std::regex cell("([0-9]+\\.[0-9]{2}) ns/B +([0-9]+\\.[0-9]) MB/s ([0-9]+\\.[0-9]{2})x");
+  for (std::size_t k = 0; k < std::size(inputs); ++k) {
+    const std::string& line = lines[2 + k];
+    SCOPED_TRACE(line);
+    EXPECT_EQ(line.rfind(inputs[k], 0), 0u);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(line, m, cell));
+    EXPECT_EQ(m[3].str(), "1.00");
+    EXPECT_GT(std::stod(m[1].str()), 0.0);
+  }
+  EXPECT_EQ(lines[9].rfind("worst/long", 0), 0u) << lines[9];
+}
+
+}  // namespace
