@@ -108,12 +108,15 @@ inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_vie
 template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
                       void (*encode_whole)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
-  if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex ||
-      tbb::this_task_arena::max_concurrency() < 2) {
+  if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
     encode_whole(tokenizer, text, out);
     return;
   }
   const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+  if (threads < 2) {
+    encode_whole(tokenizer, text, out);
+    return;
+  }
 
   struct Chunk {
     std::size_t start = 0;
