@@ -76,13 +76,11 @@ struct Workload {
   }
 };
 
-// Wall-clock seconds of `work` on TBB's default arena.
-double run_seconds(const FmaKernel& kernel, const Workload& work) {
-  const auto start = std::chrono::steady_clock::now();
+// Runs `work` on TBB's default arena (the calibration benchmark times it).
+void run_on_arena(const FmaKernel& kernel, const Workload& work) {
   tbb::parallel_for(std::size_t{0}, work.chunks, [&](std::size_t chunk) {
     benchmark::DoNotOptimize(kernel.run_rounds(work.rounds_per_chunk, 1.0f + static_cast<float>(chunk % 8)));
   });
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One core's best rate times the arena's threads. A run on one thread does not depend on the OS
@@ -110,7 +108,7 @@ double measure_peak_gflops() {
 void fma_peak_benchmark(benchmark::State& state) {
   const FmaKernel& kernel = best_kernel();
   const Workload work;
-  for (auto _ : state) run_seconds(kernel, work);
+  for (auto _ : state) run_on_arena(kernel, work);
   state.counters["GFLOPS"] =
       benchmark::Counter(work.flops(kernel) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(std::string(kernel.isa) + ", " + std::to_string(arena_threads()) + " threads");
