@@ -72,7 +72,7 @@ inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text,
   return met;
 }
 
-// Pieces longer than this count as giant: see starts_giant_piece.
+// Pieces of this many bytes or more count as giant: see starts_giant_piece.
 inline constexpr std::size_t kGiantPieceBytes = 4096;
 
 // Whether the piece that starts at `start` runs on for kGiantPieceBytes or more (a megabyte of
@@ -100,21 +100,21 @@ inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_vie
 // stitched result takes chunk k's ids up to it and the later chunk's ids from it. Chunk 0
 // starts at 0, so following stops from chunk 0 reproduces the serial chain exactly. If chains
 // fail to meet (a piece longer than a chunk), the stitch finishes the remainder serially.
-//
 // Where nothing is to be shared (a small text, a regex pattern, one thread, one chunk left),
-// the whole text goes to `encode_whole`, the single-threaded encoder of the same chain: the
-// very function the single-threaded benchmarks time, so a small input pays one comparison and
-// nothing else, not even a different inlining of the same loop.
+// the chain runs alone from the start, as the single-threaded encoder does.
 template <class Chain>
-void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
-                      void (*encode_whole)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
+void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain) {
+  auto encode_rest = [&](std::size_t from) {
+    BytePairEncoder bpe(tokenizer);
+    chain.encode(text, from, out, bpe, kNeverStop);
+  };
   if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
-    encode_whole(tokenizer, text, out);
+    encode_rest(0);
     return;
   }
   const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
   if (threads < 2) {
-    encode_whole(tokenizer, text, out);
+    encode_rest(0);
     return;
   }
 
@@ -155,7 +155,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   parts = std::move(kept);
   const std::size_t chunks = parts.size();
   if (chunks == 1) {  // nothing left to share: no stop checks, no copy of the ids
-    encode_whole(tokenizer, text, out);
+    encode_rest(0);
     return;
   }
 
@@ -189,8 +189,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     if (c.stop_chunk == chunks) return;
     const Chunk& next = parts[c.stop_chunk];
     if (c.stop_head >= next.counts.size()) {
-      BytePairEncoder bpe(tokenizer);
-      chain.encode(text, next.heads[c.stop_head], out, bpe, kNeverStop);
+      encode_rest(next.heads[c.stop_head]);
       return;
     }
     skip = next.counts[c.stop_head];

@@ -47,7 +47,7 @@ void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<
 }
 
 void encode_simd_parallel(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
-  chunked::encode_in_chunks(tokenizer, text, out, simd_chain(tokenizer), encode_simd);
+  chunked::encode_in_chunks(tokenizer, text, out, simd_chain(tokenizer));
 }
 
 }  // namespace tokenizer
