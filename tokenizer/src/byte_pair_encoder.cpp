@@ -47,7 +47,7 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
   Rank pair[kShortPiece];
   std::size_t parts = size;
   auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
-    return end - begin <= max_token ? ranks.find(data + begin, end - begin) : kNoRank;
+    return end - begin <= max_token ? ranks.find_filtered(data + begin, end - begin) : kNoRank;
   };
   for (std::size_t i = 0; i < size; ++i) {
     start[i] = static_cast<std::uint32_t>(i);
@@ -94,7 +94,7 @@ void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, st
   pair_rank_.resize(size);
   queue_.clear();
   auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
-    return end - begin <= max_token ? ranks.find(data + begin, end - begin) : kNoRank;
+    return end - begin <= max_token ? ranks.find_filtered(data + begin, end - begin) : kNoRank;
   };
   auto push = [&](Rank rank, std::uint32_t at) { queue_.push(rank, at); };
   for (std::uint32_t i = 0; i < n; ++i) {

@@ -42,6 +42,7 @@ bool RankTable::insert(std::string_view token, Rank rank) {
   if (rank >= spans_.size()) spans_.resize(static_cast<std::size_t>(rank) + 1, Span{0, 0});
   spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(size)};
   bytes_.append(token);
+  if (size >= 3) add_to_filter(data, size);
   ++count_;
   if (size > max_token_size_) max_token_size_ = size;
   return true;
@@ -73,6 +74,26 @@ void RankTable::insert_short(std::uint64_t head, std::size_t size, Rank rank) {
   while (short_slots_[i] != kShortEmpty) i = (i + 1) & short_mask_;
   short_slots_[i] = key | std::uint64_t{rank} << 40;
   ++short_count_;
+}
+
+void RankTable::add_to_filter(const std::uint8_t* data, std::size_t size) {
+  ++filter_keys_;
+  if (filter_keys_ * kFilterBitsPerKey > filter_.size() * 64) {
+    // Twice the words, refilled from every key in the arena (this one included): amortised
+    // constant work per insert, like the tables' growth.
+    const std::size_t words = filter_.empty() ? 16 : 2 * filter_.size();
+    filter_.assign(words, 0);
+    filter_shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(words));
+    for (const Span& s : spans_) {
+      if (s.size < 3) continue;
+      const auto* key = reinterpret_cast<const std::uint8_t*>(bytes_.data()) + s.offset;
+      const std::uint64_t h = hash(load_head(key, s.size), key, s.size);
+      filter_[h >> filter_shift_] |= filter_bits(h);
+    }
+    return;
+  }
+  const std::uint64_t h = hash(load_head(data, size), data, size);
+  filter_[h >> filter_shift_] |= filter_bits(h);
 }
 
 }  // namespace tokenizer

@@ -25,6 +25,8 @@ namespace tokenizer {
 //                bytes (zero-padded) and its size, so a probe for a key of up to 8 bytes is
 //                settled by two integer compares without touching the arena.
 // Both hash tables use linear probing over power-of-two arrays kept at most half full.
+// A Bloom filter over the keys of 3 bytes or more, a few bits per key, answers "surely absent"
+// for most keys that are not tokens (see find_filtered).
 class RankTable {
  public:
   RankTable() = default;
@@ -46,6 +48,21 @@ class RankTable {
   }
   Rank find(std::string_view token) const {
     return find(reinterpret_cast<const std::uint8_t*>(token.data()), token.size());
+  }
+
+  // find for lookups that mostly miss, such as the pairs BPE tries while merging: most keys
+  // that are not tokens cost one word of the filter, which stays cached, instead of a probe
+  // into tables too large to. Lookups that mostly hit (whole pieces) would pay for both.
+  Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
+    return size < 3 || might_contain(data, size) ? find(data, size) : kNoRank;
+  }
+  // False only for keys of 3 bytes or more that are absent; true for every present key.
+  bool might_contain(const std::uint8_t* data, std::size_t size) const {
+    if (size < 3) return true;
+    if (filter_.empty()) return false;  // no key of 3 bytes or more yet
+    const std::uint64_t h = hash(load_head(data, size), data, size);
+    const std::uint64_t bits = filter_bits(h);
+    return (filter_[h >> filter_shift_] & bits) == bits;
   }
 
   // Bytes of `rank`; empty if the rank is not present.
@@ -123,6 +140,18 @@ class RankTable {
   }
   void insert_long(const std::uint8_t* data, std::size_t size, Rank rank);
   void grow();
+
+  // The filter: a key of 3 bytes or more sets three bits, chosen by the low 18 bits of its
+  // hash, of the one 64-bit word its top bits select, so a query reads a single word. At
+  // kFilterBitsPerKey bits per key (at most 6 keys a word), about 2-3% of absent keys pass.
+  static constexpr std::size_t kFilterBitsPerKey = 10;
+  static std::uint64_t filter_bits(std::uint64_t h) {
+    return std::uint64_t{1} << (h & 63) | std::uint64_t{1} << (h >> 6 & 63) | std::uint64_t{1} << (h >> 12 & 63);
+  }
+  void add_to_filter(const std::uint8_t* data, std::size_t size);
+  std::vector<std::uint64_t> filter_;  // a power-of-two number of words, once any key is long enough
+  unsigned filter_shift_ = 64;         // 64 - log2(words): the hash's top bits select the word
+  std::size_t filter_keys_ = 0;
 
   std::vector<Slot, HugePageAllocator<Slot>> slots_;  // the main table: keys of 5 bytes or more
   std::size_t mask_ = 0;
