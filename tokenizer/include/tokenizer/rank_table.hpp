@@ -143,7 +143,7 @@ class RankTable {
 
   // The filter: a key of 3 bytes or more sets three bits, chosen by the low 18 bits of its
   // hash, of the one 64-bit word its top bits select, so a query reads a single word. At
-  // kFilterBitsPerKey bits per key (at most 6 keys a word), about 2-3% of absent keys pass.
+  // kFilterBitsPerKey bits per key (6.4 keys a word on average), about 2-3% of absent keys pass.
   static constexpr std::size_t kFilterBitsPerKey = 10;
   static std::uint64_t filter_bits(std::uint64_t h) {
     return std::uint64_t{1} << (h & 63) | std::uint64_t{1} << (h >> 6 & 63) | std::uint64_t{1} << (h >> 12 & 63);
