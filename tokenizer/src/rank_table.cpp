@@ -77,23 +77,18 @@ void RankTable::insert_short(std::uint64_t head, std::size_t size, Rank rank) {
 }
 
 void RankTable::add_to_filter(const std::uint8_t* data, std::size_t size) {
-  ++filter_keys_;
-  if (filter_keys_ * kFilterBitsPerKey > filter_.size() * 64) {
+  // The keys of 3 bytes or more are exactly those of the two hash tables.
+  if ((short_count_ + long_count_) * kFilterBitsPerKey > filter_.size() * 64) {
     // Twice the words, refilled from every key in the arena (this one included): amortised
     // constant work per insert, like the tables' growth.
     const std::size_t words = filter_.empty() ? 16 : 2 * filter_.size();
     filter_.assign(words, 0);
     filter_shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(words));
-    for (const Span& s : spans_) {
-      if (s.size < 3) continue;
-      const auto* key = reinterpret_cast<const std::uint8_t*>(bytes_.data()) + s.offset;
-      const std::uint64_t h = hash(load_head(key, s.size), key, s.size);
-      filter_[h >> filter_shift_] |= filter_bits(h);
-    }
+    for (const Span& s : spans_)
+      if (s.size >= 3) set_filter_bits(reinterpret_cast<const std::uint8_t*>(bytes_.data()) + s.offset, s.size);
     return;
   }
-  const std::uint64_t h = hash(load_head(data, size), data, size);
-  filter_[h >> filter_shift_] |= filter_bits(h);
+  set_filter_bits(data, size);
 }
 
 }  // namespace tokenizer

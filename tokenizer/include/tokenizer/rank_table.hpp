@@ -54,7 +54,7 @@ class RankTable {
   // that are not tokens cost one word of the filter, which stays cached, instead of a probe
   // into tables too large to. Lookups that mostly hit (whole pieces) would pay for both.
   Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
-    return size < 3 || might_contain(data, size) ? find(data, size) : kNoRank;
+    return might_contain(data, size) ? find(data, size) : kNoRank;
   }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
@@ -148,10 +148,14 @@ class RankTable {
   static std::uint64_t filter_bits(std::uint64_t h) {
     return std::uint64_t{1} << (h & 63) | std::uint64_t{1} << (h >> 6 & 63) | std::uint64_t{1} << (h >> 12 & 63);
   }
+  // Adds a key of 3 bytes or more, the last one inserted into the tables (so counted there).
   void add_to_filter(const std::uint8_t* data, std::size_t size);
+  void set_filter_bits(const std::uint8_t* data, std::size_t size) {
+    const std::uint64_t h = hash(load_head(data, size), data, size);
+    filter_[h >> filter_shift_] |= filter_bits(h);
+  }
   std::vector<std::uint64_t> filter_;  // a power-of-two number of words, once any key is long enough
   unsigned filter_shift_ = 64;         // 64 - log2(words): the hash's top bits select the word
-  std::size_t filter_keys_ = 0;
 
   std::vector<Slot, HugePageAllocator<Slot>> slots_;  // the main table: keys of 5 bytes or more
   std::size_t mask_ = 0;
