@@ -119,7 +119,8 @@ void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, st
       if (pair_rank_[h] != kNoRank) push(pair_rank_[h], h);
     }
   }
-  for (std::uint32_t i = 0; i < n; i = next_[i]) out.push_back(rank_of(i, next_[i]));
+  // Every part left is a token: the plain lookup, not the filter made for lookups that miss.
+  for (std::uint32_t i = 0; i < n; i = next_[i]) out.push_back(ranks.find(data + i, next_[i] - i));
 }
 
 }  // namespace tokenizer
