@@ -78,7 +78,7 @@ TEST(RankTable, FilterPassesEveryKeyAndFewAbsentOnes) {
   EXPECT_LT(passed * 20, absent) << passed << " of " << absent << " absent keys passed";  // under 5%
 }
 
-TEST(RankTable, FilterIsEmptyOfShortKeysOnly) {
+TEST(RankTable, WithOnlyShortKeysTheFilterRulesOutLongerOnes) {
   RankTable table;
   table.insert("ab", 0);
   EXPECT_FALSE(table.might_contain(reinterpret_cast<const std::uint8_t*>("abc"), 3));
