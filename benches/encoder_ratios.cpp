@@ -42,7 +42,7 @@ void usage(std::FILE* to) {
                "input the median time per byte, MB/s (10^6 bytes/s) and the speed relative to serial,\n"
                "then per encoder the worst adversarial input's time per byte over long English's.\n"
                "Both ratios are medians over rounds of the ratio within one round.\n\n"
-"  --encoding NAME  built-in encoding (default: cl100k_base)\n"
+               "  --encoding NAME  built-in encoding (default: cl100k_base)\n"
                "  --rounds N       rounds, odd for a true median (default: 11)\n"
                "  -h, --help       this text\n");
 }
