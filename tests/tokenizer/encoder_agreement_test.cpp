@@ -106,7 +106,7 @@ TEST(EncodeBatch, EachDocumentAsAlone) {
   const Tokenizer& tok = test::tokenizer("cl100k_base");
   std::vector<std::string> documents;
   test::RandomText random(7);
-  for (int i = 0; i < 200; ++i) documents.push_back(random.text(test::kAllTextKinds[i % 4]));
+  for (int i = 0; i < 200; ++i) documents.push_back(random.text(test::kAllTextKinds[i % std::size(test::kAllTextKinds)]));
   documents.push_back("");
   documents.push_back(test::read_corpus("en_shakespeare"));
   const std::vector<std::string_view> views(documents.begin(), documents.end());

@@ -13,16 +13,17 @@
 
 namespace tokenizer::test {
 
-enum class TextKind { bytes, unicode, ascii_mix, long_runs };
+enum class TextKind { bytes, unicode, ascii_mix, long_runs, plain_ascii };
 
 inline constexpr TextKind kAllTextKinds[] = {TextKind::bytes, TextKind::unicode, TextKind::ascii_mix,
-                                             TextKind::long_runs};
+                                             TextKind::long_runs, TextKind::plain_ascii};
 
 inline std::string text_kind_name(TextKind kind) {
   switch (kind) {
     case TextKind::bytes: return "bytes";
     case TextKind::unicode: return "unicode";
     case TextKind::ascii_mix: return "ascii_mix";
+    case TextKind::plain_ascii: return "plain_ascii";
     case TextKind::long_runs: return "long_runs";
   }
   return "unknown";
@@ -156,6 +157,35 @@ class RandomText {
     return out;
   }
 
+  // 0..150 units of ASCII with no apostrophe: mixed-case words, digit runs around the length
+  // \p{N}{1,3} splits, punctuation runs and every small mix of whitespace. No contraction or
+  // non-ASCII byte interrupts it, so whole windows of it are what the SIMD scanners decide from
+  // their class masks alone, and every rule of those masks meets every other.
+  std::string plain_ascii() {
+    static constexpr std::string_view kPunctuation = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~";
+    static constexpr std::string_view kSpaces[] = {" ",    " ",   " ",    "  ",   "   ",  "\t",  "\n",    "\n\n",
+                                                   "\r\n", "\n ", "\n  ", " \n", "\v",  "\f",  "\n\t", " \t "};
+    std::string out;
+    for (std::size_t n = between(0, 150); n > 0; --n) {
+      switch (below(10)) {
+        case 0:
+        case 1:
+        case 2:
+          for (std::size_t k = between(1, 10); k > 0; --k) out += below(4) ? lower_letter() : letter();
+          break;
+        case 3:
+          for (std::size_t k = between(1, 7); k > 0; --k) out += static_cast<char>(between('0', '9'));
+          break;
+        case 4:
+        case 5:
+          for (std::size_t k = between(1, 3); k > 0; --k) out += kPunctuation[below(kPunctuation.size())];
+          break;
+        default: out += pick(kSpaces); break;
+      }
+    }
+    return out;
+  }
+
   // 2 KiB to 20 KiB of one kind of run, most of them single pieces far longer than
   // BytePairEncoder::kShortPiece.
   std::string long_run() {
@@ -189,6 +219,7 @@ class RandomText {
       case TextKind::bytes: return bytes();
       case TextKind::unicode: return unicode();
       case TextKind::ascii_mix: return ascii_mix();
+      case TextKind::plain_ascii: return plain_ascii();
       case TextKind::long_runs: return long_run();
     }
     return {};

@@ -36,7 +36,7 @@ inline std::size_t run(std::uint64_t x) { return ~x == 0 ? 64 : static_cast<std:
 // Class masks of the 64 bytes of a window; bit i is byte i. ASCII classes only: a byte >= 0x80
 // is in `high` and in no other mask.
 struct Window {
-  std::uint64_t upper, lower, digit, space, newline, slash, high;
+  std::uint64_t upper, lower, digit, space, newline, blank, slash, apostrophe, high;
   std::uint64_t letter() const { return upper | lower; }
   std::uint64_t punct() const { return ~(upper | lower | digit | space | high); }
 };
@@ -54,7 +54,9 @@ inline Window classify(const std::uint8_t* p) {
     w.digit |= in('0', '9') << k;
     w.space |= (in('\t', '\r') | bits(b == Bytes(' '))) << k;  // \t \n \v \f \r and space
     w.newline |= (bits(b == Bytes('\n')) | bits(b == Bytes('\r'))) << k;
+    w.blank |= bits(b == Bytes(' ')) << k;
     w.slash |= bits(b == Bytes('/')) << k;
+    w.apostrophe |= bits(b == Bytes('\'')) << k;
     w.high |= in(0x80, 0xFF) << k;
   }
   return w;
@@ -161,7 +163,63 @@ inline std::size_t r50k_piece(const Window& w, std::size_t i, const std::uint8_t
   return whitespace_end(w, i, false);
 }
 
-template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
+// The piece starts of cl100k (or o200k) that the window at offset i decides, as bits relative to
+// offset i: bit j set means a piece starts at offset i + j. Offset i itself is a piece start, so
+// the pattern sees nothing before it; bit 0 is not reported. Every start is derived from class
+// masks at once, with shifts standing for "the byte before" (x << 1) and "the byte after"
+// (x >> 1); the rules below are the pattern's alternatives restated for ASCII text:
+//   - a run of letters, digits, punctuation or whitespace starts a piece, except that
+//     - a letter run takes the byte before it as its prefix ([^\r\n\p{L}\p{N}]?) when that
+//       byte is non-newline whitespace, or a lone punctuation byte not preceded by a space;
+//     - a punctuation run takes the space before it ( ?[^\s\p{L}\p{N}]+);
+//     - newlines right after punctuation belong to its piece ([\r\n]*);
+//   - a digit run is pieces of 3 digits but the last (\p{N}{1,3});
+//   - a whitespace run of the form newlines, then other whitespace (others are left undecided),
+//     is pieces of: its newlines (\s*[\r\n]+), the others but the last (\s+(?!\S)), and its
+//     last byte, alone or as the prefix above;
+//   - o200k only: an upper-case letter after a lower-case one starts a word, and a slash after a
+//     newline (which [\r\n/]* may take) is left undecided.
+// A byte that is not ASCII or is an apostrophe (a contraction may begin there) ends what the
+// window decides, like the window's end: from the start of the class run before such a point
+// on, the pieces may depend on what lies beyond, so no start from there is reported.
+template <bool kO200k>
+inline std::uint64_t decided_starts(const Window& w, std::size_t i) {
+  const std::uint64_t upper = w.upper >> i, lower = w.lower >> i, letter = upper | lower;
+  const std::uint64_t digit = w.digit >> i, space = w.space >> i, newline = w.newline >> i;
+  const std::uint64_t blank = w.blank >> i;
+  const std::uint64_t other_space = space & ~newline;
+  const std::uint64_t punct = ~(letter | digit | space);  // also non-ASCII and past-the-window bits: cut below
+  std::uint64_t undecided = (w.high | w.apostrophe) >> i | ~(~std::uint64_t{0} >> i) | (newline & other_space << 1);
+  if constexpr (kO200k) undecided |= (w.slash >> i) & newline << 1;
+
+  const std::uint64_t letter_runs = letter & ~(letter << 1);
+  // A digit run's pieces start at its first digit and every third one after it. With `digits`
+  // marking the ends of m digits in a row, a group start m bytes back is followed by another
+  // here; each step doubles m, so five steps reach across the window.
+  std::uint64_t digit_groups = digit & ~(digit << 1);
+  for (std::uint64_t m = 3, digits = digit & digit << 1 & digit << 2; m < 64; digits &= digits << m, m *= 2)
+    digit_groups |= digit_groups << m & digits;
+  const std::uint64_t punct_runs = punct & ~(punct << 1);
+  // Adding the first newline after punctuation carries through that newline run, clearing it.
+  const std::uint64_t after_punct = newline & ~(newline + (newline & punct << 1));
+  const std::uint64_t spaces = space & ~after_punct;
+  const std::uint64_t lone_punct_prefix = punct << 1 & ~(punct << 2) & ~(blank << 2);
+  std::uint64_t starts = (letter_runs & ~(other_space << 1) & ~lone_punct_prefix) | digit_groups |
+                         (punct_runs & ~(blank << 1)) | (spaces & ~(spaces << 1)) | (other_space & newline << 1) |
+                         (other_space & other_space << 1 & ~(space >> 1));
+  if constexpr (kO200k) starts |= upper & lower << 1;
+
+  // Keep the starts before the last class run (or digit group) ahead of the first undecided byte.
+  const std::uint64_t decided = undecided == 0 ? ~std::uint64_t{0} : (std::uint64_t{1} << __builtin_ctzll(undecided)) - 1;
+  const std::uint64_t runs = (letter_runs | digit_groups | punct_runs | (space & ~(space << 1))) & decided;
+  if (runs == 0) return 0;
+  return starts & ((std::uint64_t{1} << (63 - __builtin_clzll(runs))) - 1) & ~std::uint64_t{1};
+}
+
+inline std::uint64_t no_decided_starts(const Window&, std::size_t) { return 0; }
+
+template <std::uint64_t (*Decided)(const Window&, std::size_t),
+          std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t)>
 std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                         std::size_t max_pieces) {
@@ -175,6 +233,17 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
     const Window w = classify(text + base);
     while (n < max_pieces && pos - base < kWindow) {
       const std::size_t i = pos - base;
+      // Every piece the masks decide at once; the last start found begins a piece whose end
+      // lies in what the window does not decide, so a window is classified from there.
+      if (std::uint64_t starts = Decided(w, i)) {
+        const std::size_t from = pos;
+        do {
+          pos = ends[n++] = from + static_cast<std::size_t>(__builtin_ctzll(starts));
+          starts &= starts - 1;
+        } while (starts && n < max_pieces);
+        break;
+      }
+      // Otherwise one piece by the rules of the pattern that looks at it.
       std::size_t len = Piece(w, i, text + pos);
       if (len == kReload) {
         if (i > 0) break;           // classify a window that starts at pos
@@ -190,15 +259,15 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
 
 std::size_t scan_pieces_r50k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                              std::size_t max_pieces) {
-  return scan_pieces<r50k_piece, tokenizer::scan_r50k>(text, size, pos, ends, max_pieces);
+  return scan_pieces<no_decided_starts, r50k_piece, tokenizer::scan_r50k>(text, size, pos, ends, max_pieces);
 }
 std::size_t scan_pieces_cl100k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                                std::size_t max_pieces) {
-  return scan_pieces<cl100k_piece, tokenizer::scan_cl100k>(text, size, pos, ends, max_pieces);
+  return scan_pieces<decided_starts<false>, cl100k_piece, tokenizer::scan_cl100k>(text, size, pos, ends, max_pieces);
 }
 std::size_t scan_pieces_o200k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                               std::size_t max_pieces) {
-  return scan_pieces<o200k_piece, tokenizer::scan_o200k>(text, size, pos, ends, max_pieces);
+  return scan_pieces<decided_starts<true>, o200k_piece, tokenizer::scan_o200k>(text, size, pos, ends, max_pieces);
 }
 
 }  // namespace tokenizer::simd::TOKENIZER_SIMD_NAMESPACE
