@@ -157,17 +157,19 @@ class RandomText {
     return out;
   }
 
-  // 0..150 units of ASCII with no apostrophe: mixed-case words, digit runs around the length
-  // \p{N}{1,3} splits, punctuation runs and every small mix of whitespace. No contraction or
-  // non-ASCII byte interrupts it, so whole windows of it are what the SIMD scanners decide from
-  // their class masks alone, and every rule of those masks meets every other.
+  // 0..150 units of ASCII only: mixed-case words, digit runs around the length \p{N}{1,3}
+  // splits, punctuation runs, every small mix of whitespace, and contractions with near misses.
+  // No non-ASCII byte interrupts it, so whole windows of it are what the SIMD scanners decide
+  // from their class masks alone, and every rule of those masks meets every other.
   std::string plain_ascii() {
+    static constexpr std::string_view kAsciiContractions[] = {"'s", "'T", "'re", "'rE", "'VE", "'m", "'ll", "'Ll",
+                                                              "'d",  "'x", "'",   "''s", "'l",  "'r", "'v"};
     static constexpr std::string_view kPunctuation = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~";
     static constexpr std::string_view kSpaces[] = {" ",    " ",   " ",    "  ",   "   ",  "\t",  "\n",    "\n\n",
                                                    "\r\n", "\n ", "\n  ", " \n", "\v",  "\f",  "\n\t", " \t "};
     std::string out;
     for (std::size_t n = between(0, 150); n > 0; --n) {
-      switch (below(10)) {
+      switch (below(11)) {
         case 0:
         case 1:
         case 2:
@@ -180,6 +182,7 @@ class RandomText {
         case 5:
           for (std::size_t k = between(1, 3); k > 0; --k) out += kPunctuation[below(kPunctuation.size())];
           break;
+        case 6: out += pick(kAsciiContractions); break;
         default: out += pick(kSpaces); break;
       }
     }

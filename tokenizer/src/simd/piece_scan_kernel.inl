@@ -163,6 +163,14 @@ inline std::size_t r50k_piece(const Window& w, std::size_t i, const std::uint8_t
   return whitespace_end(w, i, false);
 }
 
+// (?i:'s|'t|'re|'ve|'m|'ll|'d) at p (an apostrophe): its length, or 0. Setting bit 5 lower-cases
+// a letter and maps no other byte onto one.
+inline std::size_t contraction_length(const std::uint8_t* p) {
+  const std::uint8_t a = p[1] | 0x20, b = p[2] | 0x20;
+  if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
+  return (a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l') ? 3 : 0;
+}
+
 // The piece starts of cl100k (or o200k) that the window at offset i decides, as bits relative to
 // offset i: bit j set means a piece starts at offset i + j. Offset i itself is a piece start, so
 // the pattern sees nothing before it; bit 0 is not reported. Every start is derived from class
@@ -178,18 +186,25 @@ inline std::size_t r50k_piece(const Window& w, std::size_t i, const std::uint8_t
 //     is pieces of: its newlines (\s*[\r\n]+), the others but the last (\s+(?!\S)), and its
 //     last byte, alone or as the prefix above;
 //   - o200k only: an upper-case letter after a lower-case one starts a word, and a slash after a
-//     newline (which [\r\n/]* may take) is left undecided.
-// A byte that is not ASCII or is an apostrophe (a contraction may begin there) ends what the
-// window decides, like the window's end: from the start of the class run before such a point
-// on, the pieces may depend on what lies beyond, so no start from there is reported.
+//     newline (which [\r\n/]* may take) is left undecided;
+//   - a contraction ('s 't 're 've 'm 'll 'd, any case) ends a piece: in cl100k it is a piece
+//     of its own where its apostrophe starts one by the rules above; in o200k it ends the word
+//     its apostrophe follows. An apostrophe is otherwise punctuation.
+// A byte that is not ASCII, or an apostrophe too near the window's end to see its contraction,
+// ends what the window decides, like the window's end: from the start of the class run before
+// such a point on, the pieces may depend on what lies beyond, so no start from there is
+// reported. `p` is the text at offset i.
 template <bool kO200k>
-inline std::uint64_t decided_starts(const Window& w, std::size_t i) {
+inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::uint8_t* p) {
   const std::uint64_t upper = w.upper >> i, lower = w.lower >> i, letter = upper | lower;
   const std::uint64_t digit = w.digit >> i, space = w.space >> i, newline = w.newline >> i;
   const std::uint64_t blank = w.blank >> i;
   const std::uint64_t other_space = space & ~newline;
   const std::uint64_t punct = ~(letter | digit | space);  // also non-ASCII and past-the-window bits: cut below
-  std::uint64_t undecided = (w.high | w.apostrophe) >> i | ~(~std::uint64_t{0} >> i) | (newline & other_space << 1);
+  const std::uint64_t apostrophe = w.apostrophe >> i;
+  // Bits from 64 - i on are past the window; an apostrophe needs the two bytes after it.
+  std::uint64_t undecided = w.high >> i | ~(~std::uint64_t{0} >> i) | (apostrophe & ~(~std::uint64_t{0} >> i >> 2)) |
+                            (newline & other_space << 1);
   if constexpr (kO200k) undecided |= (w.slash >> i) & newline << 1;
 
   const std::uint64_t letter_runs = letter & ~(letter << 1);
@@ -211,14 +226,30 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i) {
 
   // Keep the starts before the last class run (or digit group) ahead of the first undecided byte.
   const std::uint64_t decided = undecided == 0 ? ~std::uint64_t{0} : (std::uint64_t{1} << __builtin_ctzll(undecided)) - 1;
+  // Apostrophes are few: each that may begin a contraction is checked bytewise.
+  const std::uint64_t contraction_at = kO200k ? apostrophe & letter << 1 : apostrophe & punct_runs & ~(blank << 1);
+  std::uint64_t contraction_letters = 0;
+  for (std::uint64_t a = contraction_at & decided; a != 0; a &= a - 1) {
+    const auto j = static_cast<std::size_t>(__builtin_ctzll(a));
+    // o200k: a word takes one contraction; an apostrophe after one is punctuation.
+    if (kO200k && has(contraction_letters << 1, j)) continue;
+    if (const std::size_t length = contraction_length(p + j)) {
+      // Its letters start nothing (o200k's case rule would split 'rE); in o200k neither does
+      // its apostrophe.
+      const std::uint64_t letters = ((std::uint64_t{1} << (length - 1)) - 1) << (j + 1);
+      contraction_letters |= letters;
+      starts &= ~(kO200k ? letters | std::uint64_t{1} << j : letters);
+      starts |= std::uint64_t{1} << (j + length);
+    }
+  }
   const std::uint64_t runs = (letter_runs | digit_groups | punct_runs | (space & ~(space << 1))) & decided;
   if (runs == 0) return 0;
   return starts & ((std::uint64_t{1} << (63 - __builtin_clzll(runs))) - 1) & ~std::uint64_t{1};
 }
 
-inline std::uint64_t no_decided_starts(const Window&, std::size_t) { return 0; }
+inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::uint8_t*) { return 0; }
 
-template <std::uint64_t (*Decided)(const Window&, std::size_t),
+template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t)>
 std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
@@ -235,7 +266,7 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
       const std::size_t i = pos - base;
       // Every piece the masks decide at once; the last start found begins a piece whose end
       // lies in what the window does not decide, so a window is classified from there.
-      if (std::uint64_t starts = Decided(w, i)) {
+      if (std::uint64_t starts = Decided(w, i, text + pos)) {
         const std::size_t from = pos;
         do {
           pos = ends[n++] = from + static_cast<std::size_t>(__builtin_ctzll(starts));
