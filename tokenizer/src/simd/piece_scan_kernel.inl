@@ -202,8 +202,9 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::u
   const std::uint64_t other_space = space & ~newline;
   const std::uint64_t punct = ~(letter | digit | space);  // also non-ASCII and past-the-window bits: cut below
   const std::uint64_t apostrophe = w.apostrophe >> i;
-  // Bits from 64 - i on are past the window; an apostrophe needs the two bytes after it.
-  std::uint64_t undecided = w.high >> i | ~(~std::uint64_t{0} >> i) | (apostrophe & ~(~std::uint64_t{0} >> i >> 2)) |
+  // Bits from 64 - i on are past the window; an apostrophe needs the two bytes after it and a
+  // bit for the start after those.
+  std::uint64_t undecided = w.high >> i | ~(~std::uint64_t{0} >> i) | (apostrophe & ~(~std::uint64_t{0} >> i >> 3)) |
                             (newline & other_space << 1);
   if constexpr (kO200k) undecided |= (w.slash >> i) & newline << 1;
 
