@@ -134,6 +134,7 @@ inline std::size_t o200k_piece(const Window& w, std::size_t i, const std::uint8_
   if (word || prefixed_word) {
     const std::size_t start = prefixed_word ? 1 : 0;
     const std::size_t q = start + run(w.upper >> (i + start));
+    if (i + q >= kWindow) return kReload;  // the upper-case run reaches the window's end
     const std::size_t end = checked_end(w, i, q + run(w.lower >> (i + q)));
     if (end == kScalar || end == kReload) return end;
     return p[end] == '\'' ? kScalar : end;
