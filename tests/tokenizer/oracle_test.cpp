@@ -1,6 +1,7 @@
 // Every supported encoder, in every built-in encoding, gives exactly the oracle's ids (ICU pieces,
 // textbook BPE) on thousands of seeded random texts: ill-formed bytes, many scripts, the ASCII
-// alternatives of the patterns, and runs long enough for BytePairEncoder's heap path.
+// alternatives of the patterns (with emoji, and plain), and runs long enough for
+// BytePairEncoder's heap path.
 #include <gtest/gtest.h>
 
 #include <map>

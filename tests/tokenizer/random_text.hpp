@@ -2,8 +2,9 @@
 
 // Seeded generators of test input: the same texts on every run and every machine with the same
 // standard library, so a failure reproduces. Each kind aims at a different part of the library:
-// ill-formed UTF-8, Unicode character classes, the pattern's ASCII alternatives, and pieces long
-// enough for the heap path of BytePairEncoder.
+// ill-formed UTF-8, Unicode character classes, the pattern's ASCII alternatives (mixed with
+// emoji, and alone, as the SIMD scanners' mask rules see them), and pieces long enough for the
+// heap path of BytePairEncoder.
 
 #include <cstdint>
 #include <random>
@@ -91,6 +92,10 @@ class RandomText {
     return items[below(std::size(items))];
   }
   char lower_letter() { return static_cast<char>(between('a', 'z')); }
+  char punctuation() {
+    static constexpr std::string_view kPunctuation = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~";
+    return kPunctuation[below(kPunctuation.size())];
+  }
   char letter() { return below(2) ? lower_letter() : static_cast<char>(between('A', 'Z')); }
 
   // 0..200 bytes: half of the time uniform bytes, else fragments of UTF-8 — lead bytes of every
@@ -132,7 +137,6 @@ class RandomText {
   // alternatives of the tiktoken patterns and the places where they meet. Now and then a word
   // of 50..150 letters.
   std::string ascii_mix() {
-    static constexpr std::string_view kPunctuation = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~";
     static constexpr std::string_view kUnits[] = {" ",  "  ", "\t", "\r", "\n", "\r\n", "\n\n", " \n", "/",
                                                   "//", "'",  "😀", "👍🏽", "\x0B", "\x0C"};
     std::string out;
@@ -150,7 +154,7 @@ class RandomText {
           break;
         case 1: out += static_cast<char>(between('0', '9')); break;
         case 2: out += pick(kContractions); break;
-        case 3: out += kPunctuation[below(kPunctuation.size())]; break;
+        case 3: out += punctuation(); break;
         default: out += pick(kUnits); break;
       }
     }
@@ -164,7 +168,6 @@ class RandomText {
   std::string plain_ascii() {
     static constexpr std::string_view kAsciiContractions[] = {"'s", "'T", "'re", "'rE", "'VE", "'m", "'ll", "'Ll",
                                                               "'d",  "'x", "'",   "''s", "'l",  "'r", "'v"};
-    static constexpr std::string_view kPunctuation = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~";
     static constexpr std::string_view kSpaces[] = {" ",    " ",   " ",    "  ",   "   ",  "\t",  "\n",    "\n\n",
                                                    "\r\n", "\n ", "\n  ", " \n", "\v",  "\f",  "\n\t", " \t "};
     std::string out;
@@ -180,7 +183,7 @@ class RandomText {
           break;
         case 4:
         case 5:
-          for (std::size_t k = between(1, 3); k > 0; --k) out += kPunctuation[below(kPunctuation.size())];
+          for (std::size_t k = between(1, 3); k > 0; --k) out += punctuation();
           break;
         case 6: out += pick(kAsciiContractions); break;
         default: out += pick(kSpaces); break;
