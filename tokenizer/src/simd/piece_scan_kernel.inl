@@ -52,9 +52,10 @@ inline Window classify(const std::uint8_t* p) {
     w.upper |= in('A', 'Z') << k;
     w.lower |= in('a', 'z') << k;
     w.digit |= in('0', '9') << k;
-    w.space |= (in('\t', '\r') | bits(b == Bytes(' '))) << k;  // \t \n \v \f \r and space
+    const std::uint64_t blank = bits(b == Bytes(' '));
+    w.blank |= blank << k;
+    w.space |= (in('\t', '\r') | blank) << k;  // \t \n \v \f \r and space
     w.newline |= (bits(b == Bytes('\n')) | bits(b == Bytes('\r'))) << k;
-    w.blank |= bits(b == Bytes(' ')) << k;
     w.slash |= bits(b == Bytes('/')) << k;
     w.apostrophe |= bits(b == Bytes('\'')) << k;
     w.high |= in(0x80, 0xFF) << k;
@@ -197,12 +198,10 @@ inline std::size_t contraction_length(const std::uint8_t* p) {
 // reported. `p` is the text at offset i.
 template <bool kO200k>
 inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::uint8_t* p) {
-  const std::uint64_t upper = w.upper >> i, lower = w.lower >> i, letter = upper | lower;
+  const std::uint64_t upper = w.upper >> i, lower = w.lower >> i, letter = w.letter() >> i;
   const std::uint64_t digit = w.digit >> i, space = w.space >> i, newline = w.newline >> i;
-  const std::uint64_t blank = w.blank >> i;
+  const std::uint64_t blank = w.blank >> i, punct = w.punct() >> i, apostrophe = w.apostrophe >> i;
   const std::uint64_t other_space = space & ~newline;
-  const std::uint64_t punct = ~(letter | digit | space);  // also non-ASCII and past-the-window bits: cut below
-  const std::uint64_t apostrophe = w.apostrophe >> i;
   // Bits from 64 - i on are past the window; an apostrophe needs the two bytes after it and a
   // bit for the start after those.
   std::uint64_t undecided = w.high >> i | ~(~std::uint64_t{0} >> i) | (apostrophe & ~(~std::uint64_t{0} >> i >> 3)) |
@@ -217,19 +216,20 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::u
   for (std::uint64_t m = 3, digits = digit & digit << 1 & digit << 2; m < 64; digits &= digits << m, m *= 2)
     digit_groups |= digit_groups << m & digits;
   const std::uint64_t punct_runs = punct & ~(punct << 1);
+  const std::uint64_t punct_starts = punct_runs & ~(blank << 1);  // a space before one starts it
   // Adding the first newline after punctuation carries through that newline run, clearing it.
   const std::uint64_t after_punct = newline & ~(newline + (newline & punct << 1));
   const std::uint64_t spaces = space & ~after_punct;
   const std::uint64_t lone_punct_prefix = punct << 1 & ~(punct << 2) & ~(blank << 2);
   std::uint64_t starts = (letter_runs & ~(other_space << 1) & ~lone_punct_prefix) | digit_groups |
-                         (punct_runs & ~(blank << 1)) | (spaces & ~(spaces << 1)) | (other_space & newline << 1) |
+                         punct_starts | (spaces & ~(spaces << 1)) | (other_space & newline << 1) |
                          (other_space & other_space << 1 & ~(space >> 1));
   if constexpr (kO200k) starts |= upper & lower << 1;
 
   // Keep the starts before the last class run (or digit group) ahead of the first undecided byte.
   const std::uint64_t decided = undecided == 0 ? ~std::uint64_t{0} : (std::uint64_t{1} << __builtin_ctzll(undecided)) - 1;
   // Apostrophes are few: each that may begin a contraction is checked bytewise.
-  const std::uint64_t contraction_at = kO200k ? apostrophe & letter << 1 : apostrophe & punct_runs & ~(blank << 1);
+  const std::uint64_t contraction_at = kO200k ? apostrophe & letter << 1 : apostrophe & punct_starts;
   std::uint64_t contraction_letters = 0;
   for (std::uint64_t a = contraction_at & decided; a != 0; a &= a - 1) {
     const auto j = static_cast<std::size_t>(__builtin_ctzll(a));
