@@ -39,7 +39,6 @@ void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
 // function's instructions on English (three memmove calls a merge).
 void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
   const RankTable& ranks = *ranks_;
-  const std::size_t max_token = ranks.max_token_size();
   // For a live part i: part[i] is its rank, prev[i] the previous live part's offset (i > 0), and
   // pair[i] the rank of it and the next part together, kNoRank if that is no token or there is
   // no next part. pair[i] is kNoRank for a merged-away part too, so the scan below may run over
@@ -49,9 +48,6 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
   Rank part[kShortPiece];
   Rank pair[kShortPiece];
   static_assert(kShortPiece <= 255, "offsets are bytes");
-  auto rank_of = [&](std::size_t begin, std::size_t end) {
-    return end - begin <= max_token ? ranks.find_filtered(data + begin, end - begin) : kNoRank;
-  };
   for (std::size_t i = 0; i < size; ++i) {
     next[i] = static_cast<std::uint8_t>(i + 1);
     prev[i] = static_cast<std::uint8_t>(i - 1);  // wraps for i == 0; never read there
@@ -70,11 +66,11 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
     next[best] = static_cast<std::uint8_t>(end);
     if (end < size) {
       prev[end] = static_cast<std::uint8_t>(best);
-      pair[best] = rank_of(best, next[end]);
+      pair[best] = ranks.find_filtered(data + best, next[end] - best);
     } else {
       pair[best] = kNoRank;
     }
-    if (best > 0) pair[prev[best]] = rank_of(prev[best], end);
+    if (best > 0) pair[prev[best]] = ranks.find_filtered(data + prev[best], end - prev[best]);
   }
   for (std::size_t i = 0; i < size; i = next[i]) out.push_back(part[i]);
 }
@@ -94,15 +90,11 @@ void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, st
     return;
   }
   const RankTable& ranks = *ranks_;
-  const std::size_t max_token = ranks.max_token_size();
   const auto n = static_cast<std::uint32_t>(size);
   next_.resize(size);
   prev_.resize(size);
   pair_rank_.resize(size);
   queue_.clear();
-  auto rank_of = [&](std::uint32_t begin, std::uint32_t end) {
-    return end - begin <= max_token ? ranks.find_filtered(data + begin, end - begin) : kNoRank;
-  };
   auto push = [&](Rank rank, std::uint32_t at) { queue_.push(rank, at); };
   for (std::uint32_t i = 0; i < n; ++i) {
     next_[i] = i + 1;
@@ -118,11 +110,11 @@ void BytePairEncoder::encode_long(const std::uint8_t* data, std::size_t size, st
     next_[i] = k;
     if (k < n) prev_[k] = i;
     pair_rank_[j] = kNoRank;
-    pair_rank_[i] = k < n ? rank_of(i, next_[k]) : kNoRank;
+    pair_rank_[i] = k < n ? ranks.find_filtered(data + i, next_[k] - i) : kNoRank;
     if (pair_rank_[i] != kNoRank) push(pair_rank_[i], i);
     if (i > 0) {
       const std::uint32_t h = prev_[i];
-      pair_rank_[h] = rank_of(h, k);
+      pair_rank_[h] = ranks.find_filtered(data + h, k - h);
       if (pair_rank_[h] != kNoRank) push(pair_rank_[h], h);
     }
   }
