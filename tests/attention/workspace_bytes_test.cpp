@@ -1,41 +1,14 @@
-// workspace_bytes(shape) is exactly what a call allocates: this program's operator new counts the
-// bytes requested while a call runs.
+// workspace_bytes(shape) is exactly what a call allocates: this program's operator new
+// (tracking_allocator.hpp) counts the bytes requested while a call runs.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "attention/implementation_registry.hpp"
 #include "flash_sdpa.hpp"
 #include "simd/flash_kernels.hpp"
-
-namespace {
-
-std::atomic<bool> g_counting{false};
-std::atomic<std::size_t> g_allocated{0};
-
-void* allocate(std::size_t bytes, std::size_t alignment) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocated.fetch_add(bytes, std::memory_order_relaxed);
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-}  // namespace
-
-void* operator new(std::size_t bytes) { return allocate(bytes, __STDCPP_DEFAULT_NEW_ALIGNMENT__); }
-void* operator new(std::size_t bytes, std::align_val_t alignment) {
-  return allocate(bytes, static_cast<std::size_t>(alignment));
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#include "tracking_allocator.hpp"
 
 namespace attention {
 namespace {
@@ -53,11 +26,9 @@ std::size_t bytes_allocated_by(void (*run)(const AttentionProblem&), const Atten
   Buffers buffers(shape);
   const AttentionProblem problem = buffers.problem(shape);
   run(problem);
-  g_allocated = 0;
-  g_counting = true;
+  test::start_counting();
   run(problem);
-  g_counting = false;
-  return g_allocated;
+  return test::bytes_counted();
 }
 
 const AttentionShape kShapes[] = {
