@@ -141,17 +141,18 @@ void score_block(const float* const (&keys)[kBlockRows], const float* queries, s
 }
 
 // outputs[r][0, Vectors * kWidth) (rows `output_stride` apart) = rescale[r] * outputs[r] + the sum
-// over j < keys of weights[j][r] (rows kQueryTile apart) * values[j] (rows `value_stride` apart).
+// over j < keys of weights[j][r] (rows kQueryTile apart) * values[j] (rows `value_stride` apart);
+// on the first key tile (`first_tile`), just the sum: the outputs are neither read nor zeroed first.
 template <std::size_t Vectors>
 void accumulate_block(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
-                      float* outputs, std::size_t output_stride, const float* rescale) {
+                      float* outputs, std::size_t output_stride, const float* rescale, bool first_tile) {
   Floats acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const Floats factor(rescale[r]);
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x)
-      acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * factor;
+      acc[r][x] = first_tile ? Floats(0.0f) : Floats::load_aligned(outputs + r * output_stride + x * kWidth) * factor;
   }
 #pragma GCC unroll 2
   for (std::size_t j = 0; j < keys; ++j, weights += kQueryTile, values += value_stride) {
@@ -315,7 +316,6 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
   // P V of the last block may read weight columns past the last group, which no score fills.
   for (std::size_t j = 0; j < kKeyTile; ++j)
     for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
-  for (std::size_t i = 0; i < kQueryTile * l.value_columns; ++i) outputs[i] = 0.0f;
   for (std::size_t r = 0; r < kQueryTile; ++r) {
     row_max[r] = kMinusInfinity;
     row_sum[r] = 0.0f;
@@ -395,6 +395,7 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
     // that no load runs past a row. A block's weights then stay in L1 across the slices, and the
     // tile of V across the blocks. The next tile of V is prefetched a few rows per block.
     const float* const tile_values = v + key0 * s.value_dim;
+    const bool first_tile = key0 == 0;
     if (whole_columns < s.value_dim) {
       for (std::size_t j = 0; j < tile_keys; ++j)
         for (std::size_t x = 0; x < kWidth; ++x)
@@ -408,26 +409,33 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
       const std::size_t first_prefetched = smaller(b * prefetched_per_block, prefetched_keys);
       prefetch_rows(next_values + first_prefetched * s.value_dim,
                     smaller(prefetched_per_block, prefetched_keys - first_prefetched), s.value_dim, s.value_dim);
+      // Visible keys are a prefix of all keys, so a block with none in the first tile has none at
+      // all: its outputs are never written, and the final loop does not read them.
       const std::size_t keys = block_keys(b);
       if (keys == 0) continue;
       float* const block_outputs = outputs + r0 * l.value_columns;
       std::size_t column = 0;
       for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
         accumulate_block<kBlockVectors>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
-                                        l.value_columns, rescale + r0);
+                                        l.value_columns, rescale + r0, first_tile);
       for (; column < whole_columns; column += kWidth)
         accumulate_block<1>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
-                            l.value_columns, rescale + r0);
+                            l.value_columns, rescale + r0, first_tile);
       if (column < s.value_dim)
         accumulate_block<1>(scores + r0, keys, value_tail, kWidth, block_outputs + column, l.value_columns,
-                            rescale + r0);
+                            rescale + r0, first_tile);
     }
   }
 
   float* const out = call.out + (bh * s.seq_q + first_query) * s.value_dim;
   for (std::size_t r = 0; r < rows; ++r) {
-    // Zero only for a row that saw no key: otherwise its largest weight is exp2(0) = 1.
-    const float inverse = row_sum[r] > 0.0f ? 1.0f / row_sum[r] : 0.0f;
+    // A row's sum is zero only if it saw no key (else its largest weight is exp2(0) = 1): its
+    // output is zeros, and its outputs in scratch may never have been written.
+    if (row_sum[r] == 0.0f) {
+      for (std::size_t c = 0; c < s.value_dim; ++c) out[r * s.value_dim + c] = 0.0f;
+      continue;
+    }
+    const float inverse = 1.0f / row_sum[r];
     for (std::size_t c = 0; c < s.value_dim; ++c) out[r * s.value_dim + c] = outputs[r * l.value_columns + c] * inverse;
   }
 }
