@@ -30,10 +30,11 @@ CMAKE_ARGS=()
 
 # Clang rather than GCC for the sanitized build: GCC 12 adds dozens of false -Wmaybe-uninitialized
 # warnings under -fsanitize (in libstdc++'s <regex> and its own intrinsics headers) and takes about
-# twice as long to build. Debian ships Clang's sanitizer runtimes apart from the compiler.
+# twice as long to build. Clang 15 because PoCL depends on it already, sanitizer runtimes included
+# (in libclang-common-15-dev), so nothing more is installed.
 use_sanitizers() {
-  DEBIAN_PACKAGES+=(clang libclang-rt-14-dev)
-  CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER=clang++ -DTOKBENCH_SANITIZE=ON)
+  DEBIAN_PACKAGES+=(clang-15)
+  CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER=clang++-15 -DTOKBENCH_SANITIZE=ON)
 }
 
 # Runs a command with its output in LOG; on failure prints the log and the command to stderr
