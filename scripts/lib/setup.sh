@@ -11,6 +11,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR_GIVEN="${BUILD_DIR:+1}"
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
 [[ "$BUILD_DIR" == /* ]] || BUILD_DIR="$PWD/$BUILD_DIR"
 BUILD_TYPE="${BUILD_TYPE:-Release}"
@@ -31,8 +32,10 @@ CMAKE_ARGS=()
 # Clang rather than GCC for the sanitized build: GCC 12 adds dozens of false -Wmaybe-uninitialized
 # warnings under -fsanitize (in libstdc++'s <regex> and its own intrinsics headers) and takes about
 # twice as long to build. Clang 15 because PoCL depends on it already, sanitizer runtimes included
-# (in libclang-common-15-dev), so nothing more is installed.
+# (in libclang-common-15-dev), so nothing more is installed. The build folder defaults to
+# build-sanitize, beside the Release one.
 use_sanitizers() {
+  [[ -n "$BUILD_DIR_GIVEN" ]] || BUILD_DIR="$REPO_ROOT/build-sanitize"
   DEBIAN_PACKAGES+=(clang-15)
   CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER=clang++-15 -DTOKBENCH_SANITIZE=ON)
 }
