@@ -6,7 +6,7 @@
 namespace tokenizer {
 
 BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces)
-    : ranks_(&ranks), long_pieces_(long_pieces) {}
+    : ranks_(&ranks), long_pieces_(long_pieces), whole_pieces_(ranks) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index()) {}
 BytePairEncoder::~BytePairEncoder() = default;
@@ -16,11 +16,9 @@ void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
   const std::size_t size = piece.size();
   if (size == 0) return;
   // Most pieces of real text are whole tokens (every single byte is one).
-  if (size <= ranks_->max_token_size()) {
-    if (const Rank whole = ranks_->find(data, size); whole != kNoRank) {
-      out.push_back(whole);
-      return;
-    }
+  if (const Rank whole = whole_pieces_.find(data, size); whole != kNoRank) {
+    out.push_back(whole);
+    return;
   }
   if (size > kShortPiece) {
     encode_long(data, size, out);

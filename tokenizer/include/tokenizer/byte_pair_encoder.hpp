@@ -9,6 +9,7 @@
 #include "tokenizer/piece_cache.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
+#include "tokenizer/whole_piece_lookup.hpp"
 
 namespace tokenizer {
 
@@ -41,6 +42,7 @@ class BytePairEncoder {
 
   const RankTable* ranks_;
   const LongPieceIndex* long_pieces_;
+  WholePieceLookup whole_pieces_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Short pieces that needed merging, remembered once this encoder has merged kCacheAfter of
   // them: a short text never pays for the cache, a long one reuses its frequent words.

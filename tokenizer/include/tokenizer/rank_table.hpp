@@ -53,7 +53,7 @@ class RankTable {
   // find for lookups that mostly miss, such as the pairs BPE tries while merging: most keys
   // that are not tokens cost one word of the filter, which stays cached, instead of a probe
   // into tables too large to, and a key longer than every token costs a compare. Lookups that
-  // mostly hit (whole pieces) would pay for both.
+  // mostly hit pay for both: whole pieces use it only while many miss (WholePieceLookup).
   Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
     return size <= max_token_size_ && might_contain(data, size) ? find(data, size) : kNoRank;
   }

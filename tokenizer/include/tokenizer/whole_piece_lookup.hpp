@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tokenizer/rank.hpp"
+#include "tokenizer/rank_table.hpp"
+
+namespace tokenizer {
+
+// Looks up whole pieces in a RankTable, through its filter while many of them miss.
+//
+// A miss in the main table probes memory that a large vocabulary seldom keeps in cache; the
+// filter settles most misses from one cached word, but adds a hash and a load to every hit.
+// Measured on cl100k_base in paired runs: always filtering made 4 KiB of English (1.5% of its
+// pieces miss, and every probe stays cached) slower in all 8 rounds, by 0.85x at the median;
+// filtering made random base64 (39% miss) encode 1.46x faster; and a threshold of 1/16 rather
+// than 1/4 made the 1 MiB of Shakespeare (10% miss, so filtered only under 1/16) about 5% faster.
+// Text in other scripts misses on 60-80% of its pieces. So lookups are counted in windows of at
+// least kWindow, and a window whose share of misses is above 1/kMissShareInverse turns the filter
+// on for the next. The answer is the same either way: the filter has no false negatives.
+class WholePieceLookup {
+ public:
+  static constexpr std::size_t kWindow = 1024;
+  static constexpr std::size_t kMissShareInverse = 16;
+
+  explicit WholePieceLookup(const RankTable& ranks) : ranks_(&ranks) {}
+
+  // Rank of exactly these bytes, or kNoRank.
+  Rank find(const std::uint8_t* data, std::size_t size) {
+    ++lookups_;
+    if (size <= ranks_->max_token_size() && (!filtering_ || ranks_->might_contain(data, size))) {
+      if (const Rank rank = ranks_->find(data, size); rank != kNoRank) return rank;
+    }
+    count_miss();
+    return kNoRank;
+  }
+
+  // Whether lookups go through the filter now.
+  bool filtering() const { return filtering_; }
+
+ private:
+  // Windows close on a miss, which keeps the path of hits to a count: a window of hits alone
+  // lasts until the next miss, and then turns the filter off.
+  void count_miss() {
+    ++misses_;
+    if (lookups_ < kWindow) return;
+    filtering_ = misses_ * kMissShareInverse > lookups_;
+    lookups_ = 0;
+    misses_ = 0;
+  }
+
+  const RankTable* ranks_;
+  std::size_t lookups_ = 0;
+  std::size_t misses_ = 0;
+  bool filtering_ = false;
+};
+
+}  // namespace tokenizer
