@@ -12,6 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "bench_inputs.hpp"
 
 namespace {
@@ -38,10 +41,14 @@ void usage(std::FILE* to) {
   std::fprintf(to,
                "Usage: encoder_ratios [--encoding NAME] [--rounds N]\n\n"
                "Runs every supported encoder on the inputs of build/benches (short, medium, long; the\n"
-               "four 1 MiB adversarial inputs), each (encoder, input) once per round, and prints per\n"
-               "input the median time per byte, MB/s (10^6 bytes/s) and the speed relative to serial,\n"
-               "then per encoder the worst adversarial input's time per byte over long English's.\n"
-               "Both ratios are medians over rounds of the ratio within one round.\n\n"
+               "four 1 MiB adversarial inputs), each (encoder, input) once per round: a first call,\n"
+               "then the timed sample. Prints per input the median time per byte, MB/s (10^6 bytes/s)\n"
+               "and the speed relative to serial; as row long-1st, the first calls on long English,\n"
+               "in which a parallel encoder must also wake the threads that slept while a\n"
+               "single-threaded encoder ran; then per encoder the worst adversarial input's time per\n"
+               "byte over long English's; last, the parallel encoders' yardstick: long English cut\n"
+               "into four parts per thread, each part encoded by serial, all at once. Ratios are\n"
+               "medians over rounds of the ratio within one round.\n\n"
                "  --encoding NAME  built-in encoding (default: cl100k_base)\n"
                "  --rounds N       rounds, odd for a true median (default: 11)\n"
                "  -h, --help       this text\n");
@@ -83,24 +90,70 @@ int main(int argc, char** argv) {
     const tokenizer::Tokenizer& tok = benches::tokenizer_for(encoding);
     const std::vector<const tokenizer::Encoder*> encoders = tokenizer::supported_encoders();
     const std::size_t inputs = std::size(kInputs);
-    // samples[e][k]: nanoseconds per byte of encoder e on input k, one per round.
-    std::vector<std::vector<std::vector<double>>> samples(encoders.size(), std::vector<std::vector<double>>(inputs));
+    // samples[e][k]: nanoseconds per byte of encoder e on input k, one per round; k == inputs
+    // holds long English's first calls (see usage).
+    const std::size_t long_first = inputs;
+    std::vector<std::vector<std::vector<double>>> samples(encoders.size(), std::vector<std::vector<double>>(inputs + 1));
     std::vector<tokenizer::Rank> ids;
+    const auto nanoseconds_per_byte = [&](const tokenizer::Encoder& encoder, std::string_view text, int calls) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int call = 0; call < calls; ++call) {
+        ids.clear();
+        encoder.encode(tok, text, ids);
+      }
+      const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+      return elapsed.count() / calls / static_cast<double>(text.size());
+    };
+    // The yardstick of the parallel encoders: long English cut at line starts into four parts per
+    // TBB thread, each part encoded by encode_serial, all at once; four per thread so that a
+    // thread the VM slows down leaves parts to the others, as the parallel encoders' chunks do.
+    // That is serial's work shared with nothing to coordinate or stitch, so its speed relative
+    // to serial is what this many threads give on this machine now. On a shared VM it moves with
+    // the load (1.70-1.92x in three runs on 2 vCPUs), and the parallel encoders move with it.
+    const std::string_view long_text = kInputs[kLong].text();
+    const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+    std::vector<std::string_view> parts;
+    const std::size_t part_count = 4 * threads;
+    for (std::size_t p = 0, begin = 0; p < part_count; ++p) {
+      std::size_t end = long_text.find('\n', (p + 1) * long_text.size() / part_count);
+      end = p + 1 == part_count || end == std::string_view::npos ? long_text.size() : end + 1;
+      parts.push_back(long_text.substr(begin, end - begin));
+      begin = end;
+    }
+    std::vector<std::vector<tokenizer::Rank>> part_ids(parts.size());
+    const auto encode_parts = [&] {
+      tbb::parallel_for(
+          std::size_t{0}, parts.size(),
+          [&](std::size_t p) {
+            part_ids[p].clear();
+            tokenizer::encode_serial(tok, parts[p], part_ids[p]);
+          },
+          tbb::simple_partitioner());
+    };
+    std::vector<double> parts_samples;  // nanoseconds per byte of long English, one per round
     // Within a round the encoders of one input run back to back, so the ratios between them
     // compare moments milliseconds apart; odd rounds take them in reverse order, so that no
     // encoder always runs first on an input (after another input's encodes) or always last.
+    // A sample follows one call of the same encoder on the same input. While a single-threaded
+    // encoder runs, the parallel encoders' other thread goes to sleep; on a VM, waking it took
+    // 0.1-0.5 ms (up to 2 ms) and made that first call on long English up to 15% slower. So
+    // the samples measure encoders at work, as a stream of documents or Google Benchmark's
+    // back-to-back iterations see them, and the first calls on long English are reported apart.
     for (int round = 0; round < rounds; ++round)
       for (std::size_t k = 0; k < inputs; ++k)
         for (std::size_t i = 0; i < encoders.size(); ++i) {
           const std::size_t e = round % 2 == 0 ? i : encoders.size() - 1 - i;
           const std::string_view text = kInputs[k].text();
-          const auto start = std::chrono::steady_clock::now();
-          for (int call = 0; call < kInputs[k].calls; ++call) {
-            ids.clear();
-            encoders[e]->encode(tok, text, ids);
+          const double first = nanoseconds_per_byte(*encoders[e], text, 1);
+          if (k == kLong) samples[e][long_first].push_back(first);
+          samples[e][k].push_back(nanoseconds_per_byte(*encoders[e], text, kInputs[k].calls));
+          if (k == kLong && i + 1 == encoders.size()) {
+            encode_parts();
+            const auto start = std::chrono::steady_clock::now();
+            encode_parts();
+            const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+            parts_samples.push_back(elapsed.count() / static_cast<double>(text.size()));
           }
-          const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
-          samples[e][k].push_back(elapsed.count() / kInputs[k].calls / static_cast<double>(text.size()));
         }
     // The speed relative to serial is the median over rounds of serial's time over the encoder's
     // in the same round: the two ran one after the other, so the load of that moment cancels,
@@ -109,24 +162,23 @@ int main(int argc, char** argv) {
       std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
       return values[values.size() / 2];
     };
-    std::vector<std::vector<double>> median(encoders.size(), std::vector<double>(inputs));
-    std::vector<std::vector<double>> speedup(encoders.size(), std::vector<double>(inputs));
-    for (std::size_t e = 0; e < encoders.size(); ++e)
-      for (std::size_t k = 0; k < inputs; ++k) {
-        median[e][k] = median_of(samples[e][k]);
-        std::vector<double> ratios;
-        for (int round = 0; round < rounds; ++round) ratios.push_back(samples[0][k][round] / samples[e][k][round]);
-        speedup[e][k] = median_of(std::move(ratios));
-      }
     std::printf("%s, %d rounds; median ns/byte, MB/s, and median speed relative to serial in the same round\n", encoding.c_str(), rounds);
     std::printf("%-9s", "input");
     for (const tokenizer::Encoder* encoder : encoders) std::printf(" %27.*s", static_cast<int>(encoder->name.size()), encoder->name.data());
     std::printf("\n");
-    for (std::size_t k = 0; k < inputs; ++k) {
-      std::printf("%-9s", kInputs[k].name);
-      for (std::size_t e = 0; e < encoders.size(); ++e)
-        std::printf("   %6.2f ns/B %6.1f MB/s %4.2fx", median[e][k], 1e3 / median[e][k], speedup[e][k]);
+    const auto print_row = [&](const char* name, std::size_t k) {
+      std::printf("%-9s", name);
+      for (std::size_t e = 0; e < encoders.size(); ++e) {
+        const double median = median_of(samples[e][k]);
+        std::vector<double> ratios;
+        for (int round = 0; round < rounds; ++round) ratios.push_back(samples[0][k][round] / samples[e][k][round]);
+        std::printf("   %6.2f ns/B %6.1f MB/s %4.2fx", median, 1e3 / median, median_of(std::move(ratios)));
+      }
       std::printf("\n");
+    };
+    for (std::size_t k = 0; k < inputs; ++k) {
+      print_row(kInputs[k].name, k);
+      if (k == kLong) print_row("long-1st", long_first);
     }
     std::printf("%-9s", "worst/long");
     for (std::size_t e = 0; e < encoders.size(); ++e) {
@@ -139,6 +191,11 @@ int main(int argc, char** argv) {
       std::printf(" %26.2fx", worst);
     }
     std::printf("\n");
+    std::vector<double> parts_speedup;
+    for (int round = 0; round < rounds; ++round) parts_speedup.push_back(samples[0][kLong][round] / parts_samples[round]);
+    const double parts_median = median_of(parts_samples);
+    std::printf("%zu threads: long in %zu parts, serial on each part at once: %.2f ns/B %.1f MB/s %.2fx\n", threads,
+                parts.size(), parts_median, 1e3 / parts_median, median_of(std::move(parts_speedup)));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encoder_ratios: %s\n", e.what());
     return 1;

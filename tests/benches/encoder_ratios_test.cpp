@@ -52,20 +52,21 @@ TEST(EncoderRatios, UnknownEncodingIsNamed) {
   EXPECT_NE(r.err.find("unknown encoding 'nope'"), std::string::npos) << r.err;
 }
 
-// A row per input, then the adversarial row, with a cell per encoder column. In every cell the
+// A row per input (and long English's first calls after it), then the adversarial row, with a
+// cell per encoder column, then the yardstick line of the parallel encoders. In every cell the
 // MB/s is the ns/byte turned around (10^3 / ns), as printed to their precision; serial is the
 // first column and the reference of the speeds, so its own reads 1.00x.
 TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
   const tokenizer::test::ProcessResult r = run_ratios({"--rounds", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
-  ASSERT_EQ(lines.size(), 10u) << r.out;
+  ASSERT_EQ(lines.size(), 12u) << r.out;
   EXPECT_EQ(lines[0].rfind("cl100k_base, 3 rounds;", 0), 0u) << lines[0];
   ASSERT_TRUE(std::regex_match(lines[1], std::regex("input +serial( +[a-z_]+)+"))) << lines[1];
   const std::regex word("[a-z_]+");
   const auto columns = static_cast<std::size_t>(
       std::distance(std::sregex_iterator(lines[1].begin(), lines[1].end(), word), std::sregex_iterator()) - 1);
-  const char* inputs[] = {"short", "medium", "long", "letters", "digits", "spaces", "base64"};
+  const char* inputs[] = {"short", "medium", "long", "long-1st", "letters", "digits", "spaces", "base64"};
   const std::regex cell("([0-9]+\\.[0-9]{2}) ns/B +([0-9]+\\.[0-9]) MB/s +([0-9]+\\.[0-9]{2})x");
   for (std::size_t k = 0; k < std::size(inputs); ++k) {
     const std::string& line = lines[2 + k];
@@ -84,7 +85,13 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
     }
     EXPECT_EQ(cells, columns);
   }
-  EXPECT_EQ(lines[9].rfind("worst/long", 0), 0u) << lines[9];
+  EXPECT_EQ(lines[10].rfind("worst/long", 0), 0u) << lines[10];
+  std::smatch yardstick;
+  ASSERT_TRUE(std::regex_match(lines[11], yardstick,
+                               std::regex("([0-9]+) threads: long in ([0-9]+) parts, serial on each part at once: "
+                                          "[0-9]+\\.[0-9]{2} ns/B +[0-9]+\\.[0-9] MB/s +[0-9]+\\.[0-9]{2}x")))
+      << lines[11];
+  EXPECT_EQ(std::stoul(yardstick[2].str()), 4 * std::stoul(yardstick[1].str()));
 }
 
 }  // namespace
