@@ -43,7 +43,10 @@ class RankTable {
       case 2: return two_byte_ranks_.empty() ? kNoRank : two_byte_ranks_[data[0] | data[1] << 8];
       case 3:
       case 4: return find_short(load_head(data, size), size);
-      default: return find_long(data, size);
+      default: {
+        const std::uint64_t head = load_head(data, size);
+        return find_long(data, size, head, hash(head, data, size));
+      }
     }
   }
   Rank find(std::string_view token) const {
@@ -54,16 +57,21 @@ class RankTable {
   // that are not tokens cost one word of the filter, which stays cached, instead of a probe
   // into tables too large to, and a key longer than every token costs a compare. Lookups that
   // mostly hit pay for both: whole pieces use it only while many miss (WholePieceLookup).
-  Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
-    return size <= max_token_size_ && might_contain(data, size) ? find(data, size) : kNoRank;
+  // The head and the hash are computed once, for the filter and the table behind it. Inlined
+  // always, as find is: GCC otherwise calls it, for 9% more instructions on English.
+  [[gnu::always_inline]] Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
+    if (size < 3) return find(data, size);
+    if (size > max_token_size_ || filter_.empty()) return kNoRank;
+    const std::uint64_t head = load_head(data, size);
+    const std::uint64_t h = hash(head, data, size);
+    if (!filter_passes(h)) return kNoRank;
+    return size <= 4 ? find_short(head, size) : find_long(data, size, head, h);
   }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
     if (size < 3) return true;
     if (filter_.empty()) return false;  // no key of 3 bytes or more yet
-    const std::uint64_t h = hash(load_head(data, size), data, size);
-    const std::uint64_t bits = filter_bits(h);
-    return (filter_[h >> filter_shift_] & bits) == bits;
+    return filter_passes(hash(load_head(data, size), data, size));
   }
 
   // Bytes of `rank`; empty if the rank is not present.
@@ -128,10 +136,10 @@ class RankTable {
     x *= 0x9E3779B97F4A7C15ull;
     return x ^ (x >> 29);
   }
-  Rank find_long(const std::uint8_t* data, std::size_t size) const {
+  // `head` and `h` are load_head's and hash's answers for the key.
+  Rank find_long(const std::uint8_t* data, std::size_t size, std::uint64_t head, std::uint64_t h) const {
     if (slots_.empty()) return kNoRank;
-    const std::uint64_t head = load_head(data, size);
-    for (std::size_t i = hash(head, data, size) & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.rank == kNoRank) return kNoRank;
       if (s.head == head && s.size == size &&
@@ -148,6 +156,11 @@ class RankTable {
   static constexpr std::size_t kFilterBitsPerKey = 10;
   static std::uint64_t filter_bits(std::uint64_t h) {
     return std::uint64_t{1} << (h & 63) | std::uint64_t{1} << (h >> 6 & 63) | std::uint64_t{1} << (h >> 12 & 63);
+  }
+  // Whether the filter lets through a key of this hash; needs a non-empty filter.
+  bool filter_passes(std::uint64_t h) const {
+    const std::uint64_t bits = filter_bits(h);
+    return (filter_[h >> filter_shift_] & bits) == bits;
   }
   // Adds a key of 3 bytes or more, the last one inserted into the tables (so counted there).
   void add_to_filter(const std::uint8_t* data, std::size_t size);

@@ -29,11 +29,9 @@ class WholePieceLookup {
   // Rank of exactly these bytes, or kNoRank.
   Rank find(const std::uint8_t* data, std::size_t size) {
     ++lookups_;
-    if (size <= ranks_->max_token_size() && (!filtering_ || ranks_->might_contain(data, size))) {
-      if (const Rank rank = ranks_->find(data, size); rank != kNoRank) return rank;
-    }
-    count_miss();
-    return kNoRank;
+    const Rank rank = filtering_ ? ranks_->find_filtered(data, size) : ranks_->find(data, size);
+    if (rank == kNoRank) count_miss();
+    return rank;
   }
 
   // Whether lookups go through the filter now.
