@@ -11,15 +11,9 @@ BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index()) {}
 BytePairEncoder::~BytePairEncoder() = default;
 
-void BytePairEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
+void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
   const std::size_t size = piece.size();
-  if (size == 0) return;
-  // Most pieces of real text are whole tokens (every single byte is one).
-  if (const Rank whole = whole_pieces_.find(data, size); whole != kNoRank) {
-    out.push_back(whole);
-    return;
-  }
   if (size > kShortPiece) {
     encode_long(data, size, out);
     return;

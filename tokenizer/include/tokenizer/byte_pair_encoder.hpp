@@ -30,13 +30,26 @@ class BytePairEncoder {
   ~BytePairEncoder();
 
   // Appends the ranks of `piece` to `out`. Every byte must have a rank of its own.
-  void encode(std::string_view piece, std::vector<Rank>& out);
+  // Most pieces of real text are whole tokens (every single byte is one): that path is inline,
+  // in the caller's loop, for it cost a call and the save and restore of the registers the
+  // merging needs, 7% of the instructions of encoding English.
+  void encode(std::string_view piece, std::vector<Rank>& out) {
+    if (piece.empty()) return;
+    const Rank whole = whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size());
+    if (whole != kNoRank) {
+      out.push_back(whole);
+      return;
+    }
+    encode_merged(piece, out);
+  }
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
   // text); longer ones the merge queue, O(n log n), or the linear-time long-piece encoder.
   static constexpr std::size_t kShortPiece = 64;
 
  private:
+  // A non-empty piece that is no token: from the cache, or merged.
+  void encode_merged(std::string_view piece, std::vector<Rank>& out);
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
   void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
 
