@@ -29,7 +29,7 @@ inline constexpr std::size_t kSyncPieces = 64;
 // one function whether it runs to the end (serial) or stops at a chunk's end (parallel), and
 // the compiler lays out their per-piece loop once, alike. As a template, the parallel chunk's
 // copy made its own inlining choices and ran 10% more instructions than serial's on long
-// English, on one thread; now 5%, most of it the stitching copy.
+// English, on one thread; now 5%, half of it the stitching copy.
 class ChainStop {
  public:
   ChainStop() = default;
