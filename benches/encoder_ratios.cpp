@@ -95,14 +95,12 @@ int main(int argc, char** argv) {
     const std::size_t long_first = inputs;
     std::vector<std::vector<std::vector<double>>> samples(encoders.size(), std::vector<std::vector<double>>(inputs + 1));
     std::vector<tokenizer::Rank> ids;
-    const auto nanoseconds_per_byte = [&](const tokenizer::Encoder& encoder, std::string_view text, int calls) {
+    // Nanoseconds per byte of a text of `bytes` bytes, over `calls` calls of `run`.
+    const auto nanoseconds_per_byte = [](auto&& run, std::size_t bytes, int calls) {
       const auto start = std::chrono::steady_clock::now();
-      for (int call = 0; call < calls; ++call) {
-        ids.clear();
-        encoder.encode(tok, text, ids);
-      }
+      for (int call = 0; call < calls; ++call) run();
       const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
-      return elapsed.count() / calls / static_cast<double>(text.size());
+      return elapsed.count() / calls / static_cast<double>(bytes);
     };
     // The yardstick of the parallel encoders: long English cut at line starts into four parts per
     // TBB thread, each part encoded by encode_serial, all at once; four per thread so that a
@@ -144,15 +142,16 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < encoders.size(); ++i) {
           const std::size_t e = round % 2 == 0 ? i : encoders.size() - 1 - i;
           const std::string_view text = kInputs[k].text();
-          const double first = nanoseconds_per_byte(*encoders[e], text, 1);
+          const auto encode = [&] {
+            ids.clear();
+            encoders[e]->encode(tok, text, ids);
+          };
+          const double first = nanoseconds_per_byte(encode, text.size(), 1);
           if (k == kLong) samples[e][long_first].push_back(first);
-          samples[e][k].push_back(nanoseconds_per_byte(*encoders[e], text, kInputs[k].calls));
+          samples[e][k].push_back(nanoseconds_per_byte(encode, text.size(), kInputs[k].calls));
           if (k == kLong && i + 1 == encoders.size()) {
             encode_parts();
-            const auto start = std::chrono::steady_clock::now();
-            encode_parts();
-            const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
-            parts_samples.push_back(elapsed.count() / static_cast<double>(text.size()));
+            parts_samples.push_back(nanoseconds_per_byte(encode_parts, text.size(), 1));
           }
         }
     // The speed relative to serial is the median over rounds of serial's time over the encoder's
