@@ -101,6 +101,17 @@ std::string_view adversarial_base64() {
   return text;
 }
 
+std::vector<std::string_view> line_parts(std::string_view text, std::size_t count) {
+  std::vector<std::string_view> parts;
+  std::size_t begin = 0;
+  for (std::size_t i = 1; i <= count; ++i) {
+    const std::size_t end = i == count ? text.size() : line_start_from(text, i * (text.size() / count));
+    parts.push_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return parts;
+}
+
 std::span<const std::string_view> batch_documents() {
   static const std::vector<std::string_view> documents = [] {
     const std::string_view corpus = long_text();

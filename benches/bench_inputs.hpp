@@ -3,6 +3,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tokenizer/tokenizer.hpp"
 
@@ -42,6 +43,10 @@ std::string_view adversarial_base64();
 // the documents are disjoint (the stride, 4,357 bytes, exceeds their length).
 inline constexpr std::size_t kBatchDocuments = 256;
 std::span<const std::string_view> batch_documents();
+
+// `text` cut into `count` consecutive parts that are the whole text together: part i starts at
+// the first line start at or after byte i * (text size / count).
+std::vector<std::string_view> line_parts(std::string_view text, std::size_t count);
 
 // One shared tokenizer per built-in encoding.
 const tokenizer::Tokenizer& tokenizer_for(const std::string& encoding);

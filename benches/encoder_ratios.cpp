@@ -110,14 +110,7 @@ int main(int argc, char** argv) {
     // the load (1.70-1.97x in runs on 2 vCPUs), and the parallel encoders move with it.
     const std::string_view long_text = kInputs[kLong].text();
     const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-    std::vector<std::string_view> parts;
-    const std::size_t part_count = 4 * threads;
-    for (std::size_t p = 0, begin = 0; p < part_count; ++p) {
-      std::size_t end = long_text.find('\n', (p + 1) * long_text.size() / part_count);
-      end = p + 1 == part_count || end == std::string_view::npos ? long_text.size() : end + 1;
-      parts.push_back(long_text.substr(begin, end - begin));
-      begin = end;
-    }
+    const std::vector<std::string_view> parts = benches::line_parts(long_text, 4 * threads);
     std::vector<std::vector<tokenizer::Rank>> part_ids(parts.size());
     const auto encode_parts = [&] {
       tbb::parallel_for(
