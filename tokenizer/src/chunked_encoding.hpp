@@ -130,11 +130,6 @@ inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_vie
 template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
                       void (*alone)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
-  auto encode_rest = [&](std::size_t from) {
-    BytePairEncoder bpe(tokenizer);
-    ChainStop never;
-    chain.encode(text, from, out, bpe, never);
-  };
   if (text.size() < kParallelThreshold || tokenizer.pretokenizer().kind() == PatternKind::regex) {
     alone(tokenizer, text, out);
     return;
@@ -248,8 +243,10 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     out.insert(out.end(), c.ids.begin() + static_cast<std::ptrdiff_t>(skip), c.ids.end());
     if (c.stop_chunk == chunks) return;
     const Chunk& next = parts[c.stop_chunk];
-    if (c.stop_head >= next.counts.size()) {
-      encode_rest(next.heads[c.stop_head]);
+    if (c.stop_head >= next.counts.size()) {  // the later chunk stopped before it counted this head
+      BytePairEncoder bpe(tokenizer);
+      ChainStop never;
+      chain.encode(text, next.heads[c.stop_head], out, bpe, never);
       return;
     }
     skip = next.counts[c.stop_head];
