@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     // thread the VM slows down leaves parts to the others, as the parallel encoders' chunks do.
     // That is serial's work shared with nothing to coordinate or stitch, so its speed relative
     // to serial is what this many threads give on this machine now. On a shared VM it moves with
-    // the load (1.70-1.97x in runs on 2 vCPUs), and the parallel encoders move with it.
+    // the load (1.68-1.97x in runs on 2 vCPUs), and the parallel encoders move with it.
     const std::string_view long_text = kInputs[kLong].text();
     const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
     const std::vector<std::string_view> parts = benches::line_parts(long_text, 4 * threads);
