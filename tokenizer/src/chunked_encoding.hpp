@@ -237,20 +237,38 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     chain.encode(text, c.start, c.ids, encoders.local(), stop);
   });
 
-  std::size_t k = 0, skip = 0;
-  for (;;) {
-    const Chunk& c = parts[k];
-    out.insert(out.end(), c.ids.begin() + static_cast<std::ptrdiff_t>(skip), c.ids.end());
-    if (c.stop_chunk == chunks) return;
-    const Chunk& next = parts[c.stop_chunk];
-    if (c.stop_head >= next.counts.size()) {  // the later chunk stopped before it counted this head
-      BytePairEncoder bpe(tokenizer);
-      ChainStop never;
-      chain.encode(text, next.heads[c.stop_head], out, bpe, never);
-      return;
+  // The stitched result: take(chunk, skip) for each chunk whose ids from index `skip` on follow,
+  // in order. Returns where a serial remainder starts (the later chunk stopped before it counted
+  // the head this chain met), or text.size() if there is none.
+  const auto stitch = [&](auto&& take) {
+    std::size_t k = 0, skip = 0;
+    for (;;) {
+      take(parts[k], skip);
+      const Chunk& c = parts[k];
+      if (c.stop_chunk == chunks) return text.size();
+      const Chunk& next = parts[c.stop_chunk];
+      if (c.stop_head >= next.counts.size()) return next.heads[c.stop_head];
+      skip = next.counts[c.stop_head];
+      k = c.stop_chunk;
     }
-    skip = next.counts[c.stop_head];
-    k = c.stop_chunk;
+  };
+  // Counted first, so that an empty `out` is allocated once at its size: grown by doubling, it
+  // held an old and a new copy of its ids at once, on top of the chunks' ids. One that already
+  // holds ids still grows at least geometrically: Tokenizer::encode appends the texts between
+  // special tokens one by one, and an exact fit for each would copy all earlier ids each time.
+  // Each chunk's ids are freed as soon as they are copied.
+  std::size_t total = 0;
+  stitch([&](const Chunk& c, std::size_t skip) { total += c.ids.size() - skip; });
+  if (const std::size_t needed = out.size() + total; needed > out.capacity())
+    out.reserve(std::max(needed, 2 * out.capacity()));
+  const std::size_t rest = stitch([&](Chunk& c, std::size_t skip) {
+    out.insert(out.end(), c.ids.begin() + static_cast<std::ptrdiff_t>(skip), c.ids.end());
+    std::vector<Rank>().swap(c.ids);
+  });
+  if (rest < text.size()) {
+    BytePairEncoder bpe(tokenizer);
+    ChainStop never;
+    chain.encode(text, rest, out, bpe, never);
   }
 }
 
