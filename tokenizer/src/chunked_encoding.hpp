@@ -121,9 +121,9 @@ inline void align_to_digit_groups(std::string_view text, std::vector<std::size_t
 inline constexpr std::size_t kProbeBytes = 1026;
 
 // Whether a chain started kProbeBytes earlier reaches one of `heads` (a chunk's first piece
-// starts). Where it does not, chains from different starts keep out of step (a megabyte of
-// digits splits into threes whose phase depends on where a chain began), the chunk would never
-// meet its left neighbour, and encoding it would be wasted work.
+// starts). Where it does not, chains from different starts keep out of step (in a megabyte of
+// digits, before align_to_digit_groups, the threes depended on where a chain began), the chunk
+// would never meet its left neighbour, and encoding it would be wasted work.
 inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text, std::size_t start,
                         const std::vector<std::size_t>& heads) {
   bool met = false;
