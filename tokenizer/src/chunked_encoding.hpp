@@ -92,12 +92,12 @@ inline bool all_ascii_digits(std::uint64_t x) {
 // Moves chunk starts (ascending, the first at 0) that fall inside a run of ASCII digits onto
 // a piece start of the run. cl100k's and o200k's \p{N}{1,3} cut a run into threes from its
 // first digit (no other alternative takes a digit), so chains that start in one at other offsets
-// stay out of step with the serial chain: a megabyte of digits had every chunk dropped (see
-// chains_meet) and was encoded on one thread. Each start scans back to its run's first digit,
-// or to the previous start if the run goes on before it: that start was moved onto a group
-// already, so groups follow it as well, and every byte is read once at most. Digits of other
-// scripts (\p{N} too) end a run here: a start after them stays out of step, and the probe drops
-// its chunk as before.
+// stay out of step with the serial chain: left there, every chunk of a megabyte of digits would
+// be dropped (see chains_meet) and encoded on one thread. Each start scans back to its run's
+// first digit, or to the previous start if the run goes on before it: that start was moved onto
+// a group already, so groups follow it as well, and every byte is read once at most. Digits of
+// other scripts (\p{N} too) end a run here: a start after them stays out of step, and the probe
+// drops its chunk.
 inline void align_to_digit_groups(std::string_view text, std::vector<std::size_t>& starts) {
   for (std::size_t k = 1; k < starts.size(); ++k) {
     const std::size_t start = starts[k], previous = starts[k - 1];
@@ -121,8 +121,8 @@ inline void align_to_digit_groups(std::string_view text, std::vector<std::size_t
 inline constexpr std::size_t kProbeBytes = 1026;
 
 // Whether a chain started kProbeBytes earlier reaches one of `heads` (a chunk's first piece
-// starts). Where it does not, chains from different starts keep out of step (in a megabyte of
-// digits, before align_to_digit_groups, the threes depended on where a chain began), the chunk
+// starts). Where it does not, chains from different starts keep out of step (in a run of digits
+// that align_to_digit_groups cannot place, the threes depend on where a chain began), the chunk
 // would never meet its left neighbour, and encoding it would be wasted work.
 inline bool chains_meet(const PreTokenizer& pretokenizer, std::string_view text, std::size_t start,
                         const std::vector<std::size_t>& heads) {
