@@ -1,7 +1,8 @@
-// RankTable finds exactly the bytes it holds, through each of its paths: single bytes, the
-// two-byte table, the table of 3- and 4-byte keys, and the main table; keys that differ only in
+// RankTable finds exactly the bytes it holds, through each of its paths: the array of 1- and
+// 2-byte keys, the table of 3- and 4-byte keys, and the main table. Keys that differ only in
 // trailing zero bytes or in size must never be confused, since keys are zero-padded inside.
-// The filter in front of find_filtered never loses a key.
+// The filter in front of find_filtered never loses a key, and the padded lookups, which read
+// 8 bytes whatever the key's size, answer as the plain ones do.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -13,6 +14,18 @@
 
 namespace tokenizer {
 namespace {
+
+// Every lookup of `key`, plain and padded, filtered or not, must give `expected`. The padded
+// ones read the key from a buffer where bytes that are not zero follow it, as text would.
+void expect_every_lookup(const RankTable& table, const std::string& key, Rank expected) {
+  const std::string padded = key + "\xA5\x5A\xFF\x01\x80\x7F\x33\xCC";
+  const auto* plain_data = reinterpret_cast<const std::uint8_t*>(key.data());
+  const auto* padded_data = reinterpret_cast<const std::uint8_t*>(padded.data());
+  ASSERT_EQ(table.find(plain_data, key.size()), expected) << "size " << key.size();
+  ASSERT_EQ(table.find_filtered(plain_data, key.size()), expected) << "size " << key.size();
+  ASSERT_EQ(table.find_padded(padded_data, key.size()), expected) << "size " << key.size();
+  ASSERT_EQ(table.find_filtered_padded(padded_data, key.size()), expected) << "size " << key.size();
+}
 
 TEST(RankTable, FindsExactlyTheInsertedKeysOfEverySize) {
   RankTable table;
@@ -32,14 +45,14 @@ TEST(RankTable, FindsExactlyTheInsertedKeysOfEverySize) {
   for (const std::string& key : keys)
     if (table.insert(key, static_cast<Rank>(inserted.size()))) inserted.push_back(key);
   for (Rank r = 0; r < inserted.size(); ++r) {
-    ASSERT_EQ(table.find(inserted[r]), r) << "size " << inserted[r].size();
+    ASSERT_NO_FATAL_FAILURE(expect_every_lookup(table, inserted[r], r));
     ASSERT_EQ(table.bytes(r), inserted[r]);
   }
   // Keys absent from the table, of every size, are not found.
   for (int i = 0; i < 20000; ++i) {
     std::string key(1 + rng() % 9, '\0');
     for (char& c : key) c = static_cast<char>(4 + rng() % 4);
-    ASSERT_EQ(table.find(key), kNoRank);
+    ASSERT_NO_FATAL_FAILURE(expect_every_lookup(table, key, kNoRank));
   }
   EXPECT_EQ(table.find(std::string("abc\0", 4)), kNoRank);
   EXPECT_EQ(table.find(std::string("a\0\0", 3)), kNoRank);  // "a\0" and "a" are present
@@ -84,6 +97,13 @@ TEST(RankTable, WithOnlyShortKeysTheFilterRulesOutLongerOnes) {
   EXPECT_FALSE(table.might_contain(reinterpret_cast<const std::uint8_t*>("abc"), 3));
   EXPECT_TRUE(table.might_contain(reinterpret_cast<const std::uint8_t*>("ab"), 2));
   EXPECT_EQ(table.find_filtered(reinterpret_cast<const std::uint8_t*>("ab"), 2), 0u);
+}
+
+TEST(RankTable, RefusesAnEmptyToken) {
+  RankTable table;
+  EXPECT_THROW(table.insert("", 0), std::invalid_argument);
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(table.find(std::string("\0\0", 2)), kNoRank);  // the slot an empty key would hit
 }
 
 TEST(RankTable, RefusesRanksAboveTheMaximum) {

@@ -74,6 +74,11 @@ TEST_P(WholePieces, FindsEveryTokenAndNothingElseEitherWay) {
     // A byte more is no token unless the vocabulary says so.
     const std::string longer = std::string(token) + "\x01";
     ASSERT_EQ(filtered.find(bytes_of(longer), longer.size()), ranks().find(longer)) << rank;
+    // Padded lookups read 8 bytes from the token's start: here the longer key and 7 more.
+    const std::string padded = longer + "\x02\x03\x04\x05\x06\x07\x08";
+    ASSERT_EQ(plain.find_padded(bytes_of(padded), token.size()), rank) << rank;
+    ASSERT_EQ(filtered.find_padded(bytes_of(padded), token.size()), rank) << rank;
+    ASSERT_EQ(filtered.find_padded(bytes_of(padded), longer.size()), ranks().find(longer)) << rank;
   }
   // Half of the filtered lookups missed, so every window kept the filter on; the plain lookup
   // never missed, so never filtered.

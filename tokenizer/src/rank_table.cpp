@@ -25,19 +25,17 @@ void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
 void RankTable::grow() { reserve(slots_.size(), bytes_.size()); }
 
 bool RankTable::insert(std::string_view token, Rank rank) {
+  if (token.empty()) throw std::invalid_argument("empty token");
   if (rank > kMaxRank) throw std::invalid_argument("rank " + std::to_string(rank) + " above kMaxRank");
   const auto* data = reinterpret_cast<const std::uint8_t*>(token.data());
   const std::size_t size = token.size();
   if (find(data, size) != kNoRank) return false;
-  switch (size) {
-    case 1: byte_ranks_[data[0]] = rank; break;
-    case 2:
-      if (two_byte_ranks_.empty()) two_byte_ranks_.assign(1 << 16, kNoRank);
-      two_byte_ranks_[data[0] | data[1] << 8] = rank;
-      break;
-    case 3:
-    case 4: insert_short(load_head(data, size), size, rank); break;
-    default: insert_long(data, size, rank); break;
+  if (size <= 2) {
+    small_ranks_[small_index(load_head(data, size), size)] = rank;
+  } else if (size <= 4) {
+    insert_short(load_head(data, size), size, rank);
+  } else {
+    insert_long(data, size, rank);
   }
   if (rank >= spans_.size()) spans_.resize(static_cast<std::size_t>(rank) + 1, Span{0, 0});
   spans_[rank] = Span{static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(size)};

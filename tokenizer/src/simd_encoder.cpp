@@ -27,7 +27,7 @@ struct SimdChain {
       const std::size_t n = scan(data, text.size(), pos, ends, simd::kBatchPieces);
       for (std::size_t j = 0; j < n; pos = ends[j++]) {
         if (stop.at(pos)) return pos;
-        bpe.encode(text.substr(pos, ends[j] - pos), out);
+        bpe.encode(text, pos, ends[j], out);
       }
     }
     return pos;

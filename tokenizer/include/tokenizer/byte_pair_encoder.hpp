@@ -37,12 +37,17 @@ class BytePairEncoder {
   // again in some encoders' loops, for 6-8% more instructions there.
   [[gnu::always_inline]] void encode(std::string_view piece, std::vector<Rank>& out) {
     if (piece.empty()) return;
-    const Rank whole = whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size());
-    if (whole != kNoRank) {
-      out.push_back(whole);
-      return;
-    }
-    encode_merged(piece, out);
+    finish(whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size()), piece, out);
+  }
+  // encode(text.substr(start, end - start), out). While 8 bytes of `text` follow the piece's
+  // start, its whole-piece lookup reads them with one load (RankTable::find_padded).
+  [[gnu::always_inline]] void encode(std::string_view text, std::size_t start, std::size_t end,
+                                     std::vector<Rank>& out) {
+    if (start == end) return;
+    const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
+    const Rank whole = text.size() - start >= 8 ? whole_pieces_.find_padded(data, end - start)
+                                                : whole_pieces_.find(data, end - start);
+    finish(whole, text.substr(start, end - start), out);
   }
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
@@ -50,6 +55,14 @@ class BytePairEncoder {
   static constexpr std::size_t kShortPiece = 64;
 
  private:
+  // Appends the piece's rank, `whole`, or its merged ranks if it is no token.
+  [[gnu::always_inline]] void finish(Rank whole, std::string_view piece, std::vector<Rank>& out) {
+    if (whole != kNoRank) {
+      out.push_back(whole);
+      return;
+    }
+    encode_merged(piece, out);
+  }
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -16,8 +15,7 @@ namespace tokenizer {
 //
 // Layout: every token's bytes live back to back in one arena (`bytes_`), addressed by rank
 // through `spans_`. Lookups go by size, each size to one structure that holds those tokens:
-//   1 byte:      a 256-entry array;
-//   2 bytes:     a 65,536-entry array (256 KiB) — the initial pairs of every merge;
+//   1, 2 bytes:  one array indexed by the bytes (257 KiB) — the initial pairs of every merge;
 //   3, 4 bytes:  a small open-addressing table of 8-byte slots holding the whole key, its size
 //                and its rank — the bulk of the lookups while merging, in a table an eighth of
 //                the main one, so it stays cached far more often;
@@ -32,22 +30,21 @@ class RankTable {
   RankTable() = default;
 
   // Adds a token. Returns false (and adds nothing) if these bytes are already present.
-  // `rank` must not be present yet and at most kMaxRank (else std::invalid_argument); ranks need
-  // not be contiguous.
+  // The token must not be empty, and `rank` must not be present yet and at most kMaxRank (else
+  // std::invalid_argument); ranks need not be contiguous.
   bool insert(std::string_view token, Rank rank);
 
   // Rank of exactly these bytes, or kNoRank.
   Rank find(const std::uint8_t* data, std::size_t size) const {
-    switch (size) {
-      case 1: return byte_ranks_[data[0]];
-      case 2: return two_byte_ranks_.empty() ? kNoRank : two_byte_ranks_[data[0] | data[1] << 8];
-      case 3:
-      case 4: return find_short(load_head(data, size), size);
-      default: {
-        const std::uint64_t head = load_head(data, size);
-        return find_long(data, size, head, hash(head, data, size));
-      }
-    }
+    if (size == 0) return kNoRank;
+    return find_by_head(data, size, load_head(data, size));
+  }
+  // find for a non-empty key that may be read 8 bytes at a time: data + 8 must be readable,
+  // whatever `size` is. One load and a mask give its head (padded_head) where load_head branches
+  // on the size, and the sizes of whole pieces follow no pattern a predictor learns: the serial
+  // and simd encoders ran 1.05x faster on long English with it (paired runs, 201 rounds).
+  [[gnu::always_inline]] Rank find_padded(const std::uint8_t* data, std::size_t size) const {
+    return find_by_head(data, size, padded_head(data, size));
   }
   Rank find(std::string_view token) const {
     return find(reinterpret_cast<const std::uint8_t*>(token.data()), token.size());
@@ -60,12 +57,12 @@ class RankTable {
   // The head and the hash are computed once, for the filter and the table behind it. Inlined
   // always: GCC otherwise calls it, for 9% more instructions on English.
   [[gnu::always_inline]] Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
-    if (size < 3) return find(data, size);
-    if (size > max_token_size_ || filter_.empty()) return kNoRank;
-    const std::uint64_t head = load_head(data, size);
-    const std::uint64_t h = hash(head, data, size);
-    if (!filter_passes(h)) return kNoRank;
-    return size <= 4 ? find_short(head, size) : find_long(data, size, head, h);
+    if (size == 0) return kNoRank;
+    return find_filtered_by_head(data, size, load_head(data, size));
+  }
+  // find_filtered with find_padded's precondition and head.
+  [[gnu::always_inline]] Rank find_filtered_padded(const std::uint8_t* data, std::size_t size) const {
+    return find_filtered_by_head(data, size, padded_head(data, size));
   }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
@@ -83,7 +80,7 @@ class RankTable {
   bool contains(Rank rank) const { return rank < spans_.size() && spans_[rank].size != 0; }
 
   // Rank of the single byte b, or kNoRank.
-  Rank byte_rank(std::uint8_t b) const { return byte_ranks_[b]; }
+  Rank byte_rank(std::uint8_t b) const { return small_ranks_[small_index(b, 1)]; }
 
   std::size_t size() const { return count_; }
   // One past the largest rank present.
@@ -104,6 +101,11 @@ class RankTable {
     return std::uint64_t{data[0]} | std::uint64_t{data[size / 2]} << (8 * (size / 2)) |
            std::uint64_t{data[size - 1]} << (8 * (size - 1));
   }
+  // load_head of a non-empty key with 8 readable bytes at `data`: the 8 bytes, less those past
+  // the key. The shift is 64 - 8 * min(size, 8), from 56 (one byte kept) down to 0 (all eight).
+  static std::uint64_t padded_head(const std::uint8_t* data, std::size_t size) {
+    return load64(data) & ~std::uint64_t{0} >> (64 - 8 * (size < 8 ? size : 8));
+  }
 
  private:
   static std::uint64_t load64(const std::uint8_t* p) {
@@ -115,6 +117,21 @@ class RankTable {
     std::uint32_t v;
     std::memcpy(&v, p, 4);
     return v;
+  }
+
+  // find and find_filtered of a non-empty key whose head is known.
+  [[gnu::always_inline]] Rank find_by_head(const std::uint8_t* data, std::size_t size, std::uint64_t head) const {
+    if (size <= 2) return small_ranks_[small_index(head, size)];
+    if (size <= 4) return find_short(head, size);
+    return find_long(data, size, head, hash(head, data, size));
+  }
+  [[gnu::always_inline]] Rank find_filtered_by_head(const std::uint8_t* data, std::size_t size,
+                                                    std::uint64_t head) const {
+    if (size <= 2) return small_ranks_[small_index(head, size)];
+    if (size > max_token_size_ || filter_.empty()) return kNoRank;
+    const std::uint64_t h = hash(head, data, size);
+    if (!filter_passes(h)) return kNoRank;
+    return size <= 4 ? find_short(head, size) : find_long(data, size, head, h);
   }
 
   struct Slot {
@@ -198,12 +215,14 @@ class RankTable {
   std::vector<std::uint64_t> short_slots_;
   std::size_t short_mask_ = 0;
   std::size_t short_count_ = 0;
-  std::vector<Rank> two_byte_ranks_;  // 65,536 entries indexed by b0 | b1 << 8, once any exist
-  std::array<Rank, 256> byte_ranks_ = [] {
-    std::array<Rank, 256> a;
-    a.fill(kNoRank);
-    return a;
-  }();
+  // Ranks of the 1- and 2-byte keys, indexed by their head: 2 bytes b0 | b1 << 8 below 65,536,
+  // then one byte b at 65,536 + b. The two share a table so that the index, not a branch,
+  // tells them apart (small_index); allocated whole with the table, 257 KiB.
+  static constexpr std::size_t kSmallKeys = (1 << 16) + 256;
+  static std::size_t small_index(std::uint64_t head, std::size_t size) {
+    return static_cast<std::size_t>(head | std::uint64_t{size & 1} << 16);
+  }
+  std::vector<Rank> small_ranks_ = std::vector<Rank>(kSmallKeys, kNoRank);
 };
 
 }  // namespace tokenizer

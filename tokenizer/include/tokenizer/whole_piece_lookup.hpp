@@ -28,16 +28,22 @@ class WholePieceLookup {
 
   // Rank of exactly these bytes, or kNoRank. Inlined always: see BytePairEncoder::encode.
   [[gnu::always_inline]] Rank find(const std::uint8_t* data, std::size_t size) {
-    ++lookups_;
-    const Rank rank = filtering_ ? ranks_->find_filtered(data, size) : ranks_->find(data, size);
-    if (rank == kNoRank) count_miss();
-    return rank;
+    return count(filtering_ ? ranks_->find_filtered(data, size) : ranks_->find(data, size));
+  }
+  // find with RankTable::find_padded's precondition.
+  [[gnu::always_inline]] Rank find_padded(const std::uint8_t* data, std::size_t size) {
+    return count(filtering_ ? ranks_->find_filtered_padded(data, size) : ranks_->find_padded(data, size));
   }
 
   // Whether lookups go through the filter now.
   bool filtering() const { return filtering_; }
 
  private:
+  [[gnu::always_inline]] Rank count(Rank rank) {
+    ++lookups_;
+    if (rank == kNoRank) count_miss();
+    return rank;
+  }
   // Windows close on a miss, which keeps the path of hits to a count: a window of hits alone
   // lasts until the next miss, and then turns the filter off.
   void count_miss() {
