@@ -1,8 +1,9 @@
 // RankTable finds exactly the bytes it holds, through each of its paths: the array of 1- and
-// 2-byte keys, the table of 3- and 4-byte keys, and the main table. Keys that differ only in
-// trailing zero bytes or in size must never be confused, since keys are zero-padded inside.
-// The filter in front of find_filtered never loses a key, and the padded lookups, which read
-// 8 bytes whatever the key's size, answer as the plain ones do.
+// 2-byte keys, the table of 3- and 4-byte keys, and the main table with the tails of its keys
+// of 9 bytes or more. Keys that differ only in trailing zero bytes or in size must never be
+// confused, since keys are zero-padded inside. The filter in front of find_filtered never loses
+// a key, and the padded lookups, which read 8 bytes whatever the key's size, answer as the
+// plain ones do.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -56,6 +57,26 @@ TEST(RankTable, FindsExactlyTheInsertedKeysOfEverySize) {
   }
   EXPECT_EQ(table.find(std::string("abc\0", 4)), kNoRank);
   EXPECT_EQ(table.find(std::string("a\0\0", 3)), kNoRank);  // "a\0" and "a" are present
+}
+
+// Keys of 9 bytes or more are told apart by their last 8 bytes, kept beside their slot, and past
+// 16 bytes also by the bytes in between: keys that share their first 8 bytes and size, and
+// differ in one byte anywhere after those, are all distinct.
+TEST(RankTable, TellsApartLongKeysThatDifferAfterTheirHead) {
+  RankTable table;
+  std::vector<std::string> present, absent;
+  for (std::size_t size = 9; size <= 40; ++size) {
+    const std::string base = "prefix__" + std::string(size - 8, 'm');
+    for (std::size_t at = 8; at < size; ++at) {
+      std::string changed = base;
+      changed[at] = 'x';
+      (at % 2 ? present : absent).push_back(changed);
+    }
+    present.push_back(base);
+  }
+  for (Rank r = 0; r < present.size(); ++r) ASSERT_TRUE(table.insert(present[r], r)) << present[r];
+  for (Rank r = 0; r < present.size(); ++r) ASSERT_NO_FATAL_FAILURE(expect_every_lookup(table, present[r], r));
+  for (const std::string& key : absent) ASSERT_NO_FATAL_FAILURE(expect_every_lookup(table, key, kNoRank));
 }
 
 // The filter behind find_filtered may let an absent key through, never stop a present one; and

@@ -12,13 +12,17 @@ void RankTable::reserve(std::size_t count, std::size_t total_bytes) {
   while (capacity < 2 * count) capacity *= 2;
   if (capacity <= slots_.size()) return;
   std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
+  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> old_tails = std::move(tails_);
   slots_.assign(capacity, Slot{0, 0, kNoRank});
+  tails_.assign(capacity, 0);
   mask_ = capacity - 1;
-  for (const Slot& s : old) {
+  for (std::size_t j = 0; j < old.size(); ++j) {
+    const Slot& s = old[j];
     if (s.rank == kNoRank) continue;
     std::size_t i = hash(s.head, reinterpret_cast<const std::uint8_t*>(bytes_.data()) + spans_[s.rank].offset, s.size) & mask_;
     while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
     slots_[i] = s;
+    tails_[i] = old_tails[j];
   }
 }
 
@@ -52,6 +56,7 @@ void RankTable::insert_long(const std::uint8_t* data, std::size_t size, Rank ran
   std::size_t i = hash(head, data, size) & mask_;
   while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
   slots_[i] = Slot{head, static_cast<std::uint32_t>(size), rank};
+  if (size > 8) tails_[i] = load64(data + size - 8);
   ++long_count_;
 }
 
