@@ -33,6 +33,29 @@ TEST(PieceCache, HitsOnlyTheStoredBytes) {
   EXPECT_TRUE(out.empty());
 }
 
+// A piece is held as its first 8 bytes and the rest, so pieces that differ only beyond their
+// eighth byte, or in trailing zero bytes, must stay apart at every size up to kMaxPiece.
+TEST(PieceCache, TellsApartPiecesThatDifferOnlyInTheirLastBytes) {
+  PieceCache cache;
+  const std::string stem = "abcdefghijklmnop";
+  static_assert(PieceCache::kMaxPiece == 16);
+  for (std::size_t size = 1; size <= PieceCache::kMaxPiece; ++size) {
+    const std::string piece = stem.substr(0, size);
+    const Rank id = static_cast<Rank>(size);
+    cache.store(piece, &id, 1);
+    std::vector<Rank> out;
+    ASSERT_TRUE(cache.lookup(piece, out)) << piece;
+    ASSERT_EQ(out, std::vector<Rank>{id});
+    std::string changed = piece;
+    changed.back() = 'Z';
+    EXPECT_FALSE(cache.lookup(changed, out)) << changed;
+    if (size < PieceCache::kMaxPiece) {
+      EXPECT_FALSE(cache.lookup(piece + std::string(1, '\0'), out)) << size;
+    }
+    EXPECT_EQ(out.size(), 1u);
+  }
+}
+
 TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
   // Store many distinct pieces; each lookup must give its own ids or miss, never another's.
   PieceCache cache;
