@@ -13,10 +13,10 @@ namespace tokenizer {
 
 // Remembers the BPE result of short pieces that were not whole tokens, so that a word met
 // again later in the same text costs one probe instead of a dozen rank lookups. Direct-mapped
-// and exact: an entry holds the piece's bytes as two words and its size, and a hit is a match of
-// all three. One cache line per entry; the table is allocated on first use. Text whose words do not recur (random
-// base64) would only pay for the stores, so a cache whose hits stay below 1 in 16 after
-// kProbation stores switches itself off.
+// and exact: an entry holds the piece's bytes as two words and its size, and a hit is a match
+// of all three. One cache line per entry; the table is allocated on first use. Text whose
+// words do not recur (random base64) would only pay for the stores, so a cache whose hits stay
+// below 1 in 16 after kProbation stores switches itself off.
 class PieceCache {
  public:
   static constexpr std::size_t kMaxPiece = 16;  // bytes of a cacheable piece
