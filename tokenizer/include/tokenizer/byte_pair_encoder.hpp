@@ -47,7 +47,9 @@ class BytePairEncoder {
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
     const Rank whole = text.size() - start >= 8 ? whole_pieces_.find_padded(data, end - start)
                                                 : whole_pieces_.find(data, end - start);
-    finish(whole, text.substr(start, end - start), out);
+    // Not text.substr: the chains hand only pieces of the text, and substr's bounds check ran for
+    // every piece.
+    finish(whole, std::string_view(text.data() + start, end - start), out);
   }
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
