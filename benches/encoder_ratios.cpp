@@ -46,7 +46,8 @@ void usage(std::FILE* to) {
                "and the speed relative to serial; as row long-1st, the first calls on long English,\n"
                "in which a parallel encoder must also wake the threads that slept while a\n"
                "single-threaded encoder ran; then per encoder the worst adversarial input's time per\n"
-               "byte over long English's; last, the parallel encoders' yardstick: long English cut\n"
+               "byte over long English's; as row threads, each multithreaded encoder's speed on long\n"
+               "English relative to its single-threaded counterpart; last, the parallel encoders' yardstick: long English cut\n"
                "into four parts per thread, each part encoded by serial, all at once. Ratios are\n"
                "medians over rounds of the ratio within one round.\n\n"
                "  --encoding NAME  built-in encoding (default: cl100k_base)\n"
@@ -181,6 +182,29 @@ int main(int argc, char** argv) {
         worst = std::max(worst, median_of(std::move(ratios)));
       }
       std::printf(" %26.2fx", worst);
+    }
+    std::printf("\n");
+    // What the threads give each multithreaded encoder on long English: the median over rounds of
+    // its single-threaded counterpart's time over its own in the same round.
+    std::printf("%-9s", "threads");
+    for (const tokenizer::Encoder* encoder : encoders) {
+      const auto counterpart = std::find_if(encoders.begin(), encoders.end(), [&](const tokenizer::Encoder* e) {
+        return encoder->multithreaded() && e->name == encoder->single_threaded_counterpart;
+      });
+      if (counterpart == encoders.end()) {
+        std::printf(" %31s", "");
+        continue;
+      }
+      const auto index_of = [&](auto it) { return static_cast<std::size_t>(it - encoders.begin()); };
+      const auto& mine = samples[index_of(std::find(encoders.begin(), encoders.end(), encoder))][kLong];
+      const auto& theirs = samples[index_of(counterpart)][kLong];
+      std::vector<double> ratios;
+      for (int round = 0; round < rounds; ++round) ratios.push_back(theirs[round] / mine[round]);
+      char over[40];
+      std::snprintf(over, sizeof over, "%.2fx over %.*s", median_of(std::move(ratios)),
+                    static_cast<int>(encoder->single_threaded_counterpart.size()),
+                    encoder->single_threaded_counterpart.data());
+      std::printf(" %31s", over);
     }
     std::printf("\n");
     std::vector<double> parts_speedup;

@@ -42,7 +42,7 @@ void register_family(const std::string& family, TextFn text, const std::string& 
     const std::string name = family + "/" + std::string(encoder->name);
     auto* bench = register_guarded(name, encode_text, text, encoder, encoding);
     // Threads make CPU time of the calling thread meaningless: judge multi-threaded encoders by wall time.
-    if (encoder->multithreaded) bench->UseRealTime();
+    if (encoder->multithreaded()) bench->UseRealTime();
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "process_runner.hpp"
+#include "tokenizer/encoder_registry.hpp"
 
 namespace {
 
@@ -60,7 +61,7 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
   const tokenizer::test::ProcessResult r = run_ratios({"--rounds", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
-  ASSERT_EQ(lines.size(), 12u) << r.out;
+  ASSERT_EQ(lines.size(), 13u) << r.out;
   EXPECT_EQ(lines[0].rfind("cl100k_base, 3 rounds;", 0), 0u) << lines[0];
   ASSERT_TRUE(std::regex_match(lines[1], std::regex("input +serial( +[a-z_]+)+"))) << lines[1];
   const std::regex word("[a-z_]+");
@@ -86,11 +87,17 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
     EXPECT_EQ(cells, columns);
   }
   EXPECT_EQ(lines[10].rfind("worst/long", 0), 0u) << lines[10];
+  // One speed-up per multithreaded encoder, over the counterpart the registry names.
+  std::string expected_threads = "threads";
+  for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders())
+    if (encoder->multithreaded())
+      expected_threads += " +[0-9]+\\.[0-9]{2}x over " + std::string(encoder->single_threaded_counterpart);
+  EXPECT_TRUE(std::regex_match(lines[11], std::regex(expected_threads + " *"))) << lines[11];
   std::smatch yardstick;
-  ASSERT_TRUE(std::regex_match(lines[11], yardstick,
+  ASSERT_TRUE(std::regex_match(lines[12], yardstick,
                                std::regex("([0-9]+) threads: long in ([0-9]+) parts, serial on each part at once: "
                                           "[0-9]+\\.[0-9]{2} ns/B +[0-9]+\\.[0-9] MB/s +[0-9]+\\.[0-9]{2}x")))
-      << lines[11];
+      << lines[12];
   EXPECT_EQ(std::stoul(yardstick[2].str()), 4 * std::stoul(yardstick[1].str()));
 }
 

@@ -23,7 +23,7 @@ TEST(ParallelEncoders, AllocateTheOutputOnce) {
   // Two threads even on a machine with one: with one, the encoders take the single-threaded path.
   tbb::task_arena two_threads(2);
   for (const Encoder* encoder : supported_encoders()) {
-    if (!encoder->multithreaded) continue;
+    if (!encoder->multithreaded()) continue;
     SCOPED_TRACE(encoder->name);
     std::vector<Rank> out;
     two_threads.execute([&] { encoder->encode(tok, text, out); });
@@ -40,7 +40,7 @@ TEST(ParallelEncoders, AppendingGrowsGeometrically) {
   constexpr int kTexts = 32;
   tbb::task_arena two_threads(2);
   for (const Encoder* encoder : supported_encoders()) {
-    if (!encoder->multithreaded) continue;
+    if (!encoder->multithreaded()) continue;
     SCOPED_TRACE(encoder->name);
     std::vector<Rank> out;
     int growths = 0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iterator>
 
-
 namespace tokenizer {
 
 namespace {
@@ -11,12 +10,12 @@ namespace {
 bool always() { return true; }
 
 constexpr Encoder kEncoders[] = {
-    {"serial", "one thread; hand-written scanner, then BPE per piece", always, false, encode_serial},
+    {"serial", "one thread; hand-written scanner, then BPE per piece", always, "", encode_serial},
     {"parallel", "serial on all TBB threads: long texts cut into chunks, stitched exactly",
-     always, true, encode_parallel},
+     always, "serial", encode_parallel},
     {"simd", "one thread; ASCII classified 64 bytes at a time (AVX-512, AVX2 or SSE2) by a batch scanner",
-     always, false, encode_simd},
-    {"simd_parallel", "simd on all TBB threads, chunked and stitched as parallel is", always, true,
+     always, "", encode_simd},
+    {"simd_parallel", "simd on all TBB threads, chunked and stitched as parallel is", always, "simd",
      encode_simd_parallel},
 };
 

@@ -17,10 +17,14 @@ struct Encoder {
   std::string_view description;
   // Whether this CPU can run it.
   bool (*is_supported)();
-  // Whether it uses more than the calling thread.
-  bool multithreaded;
+  // For an encoder that uses more than the calling thread, the single-threaded encoder whose work
+  // it shares out over TBB's threads, so the one its speed-up is measured against; empty for a
+  // single-threaded encoder.
+  std::string_view single_threaded_counterpart;
   // Appends the ids of `text` (special-token text is ordinary text) to `out`.
   void (*encode)(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out);
+
+  bool multithreaded() const { return !single_threaded_counterpart.empty(); }
 };
 
 // Every encoder built into the library, supported or not, simplest first.
