@@ -47,9 +47,9 @@ void usage(std::FILE* to) {
                "in which a parallel encoder must also wake the threads that slept while a\n"
                "single-threaded encoder ran; then per encoder the worst adversarial input's time per\n"
                "byte over long English's; as row threads, each multithreaded encoder's speed on long\n"
-               "English relative to its single-threaded counterpart; last, the parallel encoders' yardstick: long English cut\n"
-               "into four parts per thread, each part encoded by serial, all at once. Ratios are\n"
-               "medians over rounds of the ratio within one round.\n\n"
+               "English relative to its single-threaded counterpart; last, their yardsticks: long English\n"
+               "cut into four parts per thread, each part encoded by the counterpart, all at once. Ratios\n"
+               "are medians over rounds of the ratio within one round.\n\n"
                "  --encoding NAME  built-in encoding (default: cl100k_base)\n"
                "  --rounds N       rounds, odd for a true median (default: 11)\n"
                "  -h, --help       this text\n");
@@ -103,26 +103,36 @@ int main(int argc, char** argv) {
       const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
       return elapsed.count() / calls / static_cast<double>(bytes);
     };
-    // The yardstick of the parallel encoders: long English cut at line starts into four parts per
-    // TBB thread, each part encoded by encode_serial, all at once; four per thread so that a
-    // thread the VM slows down leaves parts to the others, as the parallel encoders' chunks do.
-    // That is serial's work shared with nothing to coordinate or stitch, so its speed relative
-    // to serial is what this many threads give on this machine now. On a shared VM it moves with
-    // the load (1.68-1.97x in runs on 2 vCPUs), and the parallel encoders move with it.
+    // The yardstick of each multithreaded encoder: long English cut at line starts into four parts
+    // per TBB thread, each part encoded by the encoder's single-threaded counterpart, all at once;
+    // four per thread so that a thread the VM slows down leaves parts to the others, as the
+    // parallel encoders' chunks do. That is the counterpart's work shared with nothing to
+    // coordinate or stitch, so its speed relative to the counterpart is what this many threads
+    // give that work on this machine now. On a shared VM it moves with the load (1.68-1.97x for
+    // serial in runs on 2 vCPUs), and the parallel encoders move with it.
     const std::string_view long_text = kInputs[kLong].text();
     const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
     const std::vector<std::string_view> parts = benches::line_parts(long_text, 4 * threads);
     std::vector<std::vector<tokenizer::Rank>> part_ids(parts.size());
-    const auto encode_parts = [&] {
+    const auto encode_parts = [&](const tokenizer::Encoder& encoder) {
       tbb::parallel_for(
           std::size_t{0}, parts.size(),
           [&](std::size_t p) {
             part_ids[p].clear();
-            tokenizer::encode_serial(tok, parts[p], part_ids[p]);
+            encoder.encode(tok, parts[p], part_ids[p]);
           },
           tbb::simple_partitioner());
     };
-    std::vector<double> parts_samples;  // nanoseconds per byte of long English, one per round
+    // Indices in `encoders` of the multithreaded encoders' counterparts, each once, in order.
+    std::vector<std::size_t> counterparts;
+    for (std::size_t e = 0; e < encoders.size(); ++e)
+      for (const tokenizer::Encoder* encoder : encoders)
+        if (encoder->multithreaded() && encoder->single_threaded_counterpart == encoders[e]->name) {
+          counterparts.push_back(e);
+          break;
+        }
+    // parts_samples[c]: nanoseconds per byte of long English in parts by counterparts[c], one per round.
+    std::vector<std::vector<double>> parts_samples(counterparts.size());
     // Within a round the encoders of one input run back to back, so the ratios between them
     // compare moments milliseconds apart; odd rounds take them in reverse order, so that no
     // encoder always runs first on an input (after another input's encodes) or always last.
@@ -143,10 +153,12 @@ int main(int argc, char** argv) {
           const double first = nanoseconds_per_byte(encode, text.size(), 1);
           if (k == kLong) samples[e][long_first].push_back(first);
           samples[e][k].push_back(nanoseconds_per_byte(encode, text.size(), kInputs[k].calls));
-          if (k == kLong && i + 1 == encoders.size()) {
-            encode_parts();
-            parts_samples.push_back(nanoseconds_per_byte(encode_parts, text.size(), 1));
-          }
+          if (k == kLong && i + 1 == encoders.size())
+            for (std::size_t c = 0; c < counterparts.size(); ++c) {
+              const auto encode_in_parts = [&] { encode_parts(*encoders[counterparts[c]]); };
+              encode_in_parts();
+              parts_samples[c].push_back(nanoseconds_per_byte(encode_in_parts, text.size(), 1));
+            }
         }
     // The speed relative to serial is the median over rounds of serial's time over the encoder's
     // in the same round: the two ran one after the other, so the load of that moment cancels,
@@ -207,11 +219,16 @@ int main(int argc, char** argv) {
       std::printf(" %31s", over);
     }
     std::printf("\n");
-    std::vector<double> parts_speedup;
-    for (int round = 0; round < rounds; ++round) parts_speedup.push_back(samples[0][kLong][round] / parts_samples[round]);
-    const double parts_median = median_of(parts_samples);
-    std::printf("%zu threads: long in %zu parts, serial on each part at once: %.2f ns/B %.1f MB/s %.2fx\n", threads,
-                parts.size(), parts_median, 1e3 / parts_median, median_of(std::move(parts_speedup)));
+    std::printf("%zu threads: long in %zu parts, each part encoded at once", threads, parts.size());
+    for (std::size_t c = 0; c < counterparts.size(); ++c) {
+      const std::vector<double>& counterpart = samples[counterparts[c]][kLong];
+      std::vector<double> speedups;
+      for (int round = 0; round < rounds; ++round) speedups.push_back(counterpart[round] / parts_samples[c][round]);
+      const std::string_view name = encoders[counterparts[c]]->name;
+      std::printf("%s by %.*s: %.2f ns/B %.2fx", c == 0 ? "" : ";", static_cast<int>(name.size()), name.data(),
+                  median_of(parts_samples[c]), median_of(std::move(speedups)));
+    }
+    std::printf("\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encoder_ratios: %s\n", e.what());
     return 1;
