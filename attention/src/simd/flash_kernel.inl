@@ -2,6 +2,7 @@
 //   ATTENTION_SIMD_ARCH        the xsimd architecture (xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2)
 //   ATTENTION_SIMD_NAMESPACE   the namespace its kFlashKernels lives in
 //   ATTENTION_SIMD_BLOCK_ROWS  rows of a register block (see kBlockRows)
+//   ATTENTION_SIMD_KEY_TILE    keys per tile (see kKeyTile)
 // and compiled with that ISA's flags. Everything here has internal linkage or an ISA-specific
 // name, and no standard-library inline function is used, so no function compiled for a wider
 // ISA can be chosen by the linker for code that runs on a narrower one.
@@ -63,10 +64,13 @@ constexpr std::size_t round_up(std::size_t n, std::size_t multiple) { return (n 
 constexpr std::size_t kQueryTile =
     round_up(96, kBlockRows / gcd(kBlockRows, kBlockColumns) * kBlockColumns);
 // Keys per tile, a multiple of kBlockRows. The tile of K, while every group of queries uses it,
-// and the tile of V, while every block of query rows does, stay in a 32 KiB L1 beside the group
-// or the block's weights and outputs: at head_dim 128, 36 keys are 18 KiB. Measured on Zen 4,
-// 36 beats 48 (most at short sequences and while the other core is busy) and 24 (at head_dim 64).
-constexpr std::size_t kKeyTile = 36;
+// and the tile of V, while every block of query rows does, should stay in L1 beside the group
+// or the block's weights and outputs: at head_dim 128, 36 keys are 18 KiB. Each ISA's is
+// measured on the machines it ran on: for AVX2 on AMD EPYC (32 KiB L1), 36 beat 48 (most at
+// short sequences and while the other core was busy) and 24 (at head_dim 64); for AVX-512 on an
+// Intel Xeon (48 KiB L1), 48 beat 36 by 2-7% at every shape up to S = 1024, 24 lost, 60 tied.
+// A longer tile also spreads the load and store of each block's outputs over more keys.
+constexpr std::size_t kKeyTile = ATTENTION_SIMD_KEY_TILE;
 static_assert(kKeyTile % kBlockRows == 0);
 
 constexpr float kLog2e = 1.44269504088896340736f;
