@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -163,9 +164,10 @@ inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_vie
 // stitched result takes chunk k's ids up to it and the later chunk's ids from it. Chunk 0
 // starts at 0, so following stops from chunk 0 reproduces the serial chain exactly. If chains
 // fail to meet (a piece longer than a chunk), the stitch finishes the remainder serially.
-// Where nothing is to be shared (a small text, a regex pattern, one thread, one chunk left),
-// `alone`, the chain's single-threaded encoder, takes the whole text: the very code that the
-// ratio against it is taken with.
+// Where nothing is to be shared (a small text, a regex pattern, one thread), `alone`, the
+// chain's single-threaded encoder, takes the whole text: the very code that the ratio against
+// it is taken with. A text whose later chunks are all dropped (a megabyte of one letter) is
+// chunk 0's alone, through its stop checks and one copy of its ids.
 template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
                       void (*alone)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
@@ -181,8 +183,9 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
 
   struct Chunk {
     std::size_t start = 0;
+    std::once_flag prepared;          // sets heads and kept, once (see prepare)
     std::vector<std::size_t> heads;   // first piece starts of this chunk's chain
-    bool kept = false;                // whether the chunk is worth encoding (see below)
+    bool kept = false;                // whether the chunk is worth encoding (see prepare)
     std::vector<std::size_t> counts;  // counts[i]: ids encoded before heads[i]
     std::vector<Rank> ids;
     std::size_t stop_chunk = 0;       // the chunk whose chain this one met (chunks: none)
@@ -192,46 +195,49 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   // each thread keeps one BytePairEncoder, and its cache of recurring words, across its chunks.
   // In paired runs on a 2-vCPU VM, eight a thread beat two on long English in 5 runs of 5, by
   // 3-6%, and on base64 in 2 of 2.
-  std::vector<Chunk> parts(std::min(text.size() / kMinChunk, 8 * threads));
-  std::vector<std::size_t> starts(parts.size());
-  for (std::size_t k = 1; k < parts.size(); ++k) starts[k] = chunk_start_near(text, k * text.size() / parts.size());
+  const std::size_t chunks = std::min(text.size() / kMinChunk, 8 * threads);
+  std::vector<std::size_t> starts(chunks);
+  for (std::size_t k = 1; k < chunks; ++k) starts[k] = chunk_start_near(text, k * text.size() / chunks);
   const PatternKind kind = tokenizer.pretokenizer().kind();
   if (kind == PatternKind::cl100k || kind == PatternKind::o200k) align_to_digit_groups(text, starts);
-  for (std::size_t k = 0; k < parts.size(); ++k) parts[k].start = starts[k];
+  std::vector<Chunk> parts(chunks);
+  for (std::size_t k = 0; k < chunks; ++k) parts[k].start = starts[k];
 
-  parts[0].kept = true;  // no chunk stops at chunk 0: its heads are never needed
-  tbb::parallel_for(std::size_t{1}, parts.size(), [&](std::size_t k) {
-    // The left neighbour covers a chunk that would only repeat its work: one that starts in a
-    // giant piece, one whose first piece runs past the next chunk's start, or one whose chain
-    // the probe could not meet. The cheap tests go first: in a giant piece, the scan for the
-    // chunk's first piece starts, and the probe, would each run to the piece's end.
+  // Publishes chunk k's heads and whether it is kept. The left neighbour covers a chunk that
+  // would only repeat its work: one that starts in a giant piece, one whose first piece runs
+  // past the next chunk's start, or one whose chain the probe could not meet. The cheap tests
+  // go first: in a giant piece, the scan for the chunk's first piece starts, and the probe,
+  // would each run to the piece's end. Called by the chunk's own task before it encodes, and by
+  // its left neighbour's chain on reaching its start, whichever comes first: so the probes run
+  // among the encoding, with no phase of their own for the threads to wait out, and once_flag
+  // makes the other caller wait for the heads to be complete.
+  const auto prepare = [&](std::size_t k) {
     Chunk& c = parts[k];
-    if (starts_giant_piece(tokenizer.pretokenizer(), text, c.start)) return;
-    tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
-      c.heads.push_back(start);
-      return c.heads.size() < kSyncPieces;
+    std::call_once(c.prepared, [&] {
+      if (k == 0) {  // no chunk stops at chunk 0: its heads are never needed
+        c.kept = true;
+        return;
+      }
+      if (starts_giant_piece(tokenizer.pretokenizer(), text, c.start)) return;
+      tokenizer.pretokenizer().scan_from(text, c.start, [&](std::size_t start, std::size_t) {
+        c.heads.push_back(start);
+        return c.heads.size() < kSyncPieces;
+      });
+      const std::size_t next_start = k + 1 < chunks ? parts[k + 1].start : text.size();
+      c.kept = c.heads.size() >= 2 && c.heads[1] <= next_start &&
+               chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
     });
-    const std::size_t next_start = k + 1 < parts.size() ? parts[k + 1].start : text.size();
-    c.kept = c.heads.size() >= 2 && c.heads[1] <= next_start &&
-             chains_meet(tokenizer.pretokenizer(), text, c.start, c.heads);
-  });
-  std::vector<Chunk> kept;
-  for (Chunk& c : parts)
-    if (c.kept) kept.push_back(std::move(c));
-  parts = std::move(kept);
-  const std::size_t chunks = parts.size();
-  if (chunks == 1) {  // nothing left to share: no stop checks, no copy of the ids
-    alone(tokenizer, text, out);
-    return;
-  }
+  };
 
   // Stops chunk k's chain where it meets a later chunk's: at one of that chunk's heads, from
   // where the later chunk's ids are the serial ones. The limit is 0 while the chunk still counts
   // the ids before its own first pieces (counts[i] for heads[i]), then the next chunk's start:
   // no piece before it can meet that chunk.
+  using Prepare = decltype(prepare);
   class MeetingStop final : public ChainStop {
    public:
-    MeetingStop(std::vector<Chunk>& parts, std::size_t k) : parts_(parts), chunk_(parts[k]), next_(k + 1) {
+    MeetingStop(std::vector<Chunk>& parts, std::size_t k, const Prepare& prepare)
+        : parts_(parts), chunk_(parts[k]), next_(k + 1), prepare_(prepare) {
       next_start_ = next_ < parts.size() ? parts[next_].start : std::numeric_limits<std::size_t>::max();
       set_limit();
     }
@@ -245,8 +251,12 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     }
     bool meets(std::size_t start) {
       if (start < next_start_) return false;
-      // Skip chunks whose published starts this chain has passed without meeting them.
-      while (next_ < parts_.size() && start > parts_[next_].heads.back()) ++next_;
+      // Skip chunks that are not kept, and those whose published starts this chain has passed
+      // without meeting them.
+      for (; next_ < parts_.size(); ++next_) {
+        prepare_(next_);
+        if (parts_[next_].kept && start <= parts_[next_].heads.back()) break;
+      }
       if (next_ == parts_.size()) {
         next_start_ = std::numeric_limits<std::size_t>::max();
         return false;
@@ -266,6 +276,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     Chunk& chunk_;
     std::size_t next_;        // the first chunk this chain may still meet
     std::size_t next_start_;  // its start, or the largest size_t if none is left
+    const Prepare& prepare_;
   };
 
   // One encoder per thread, not per chunk: a thread's later chunks find the words its earlier
@@ -273,9 +284,11 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];
-    c.ids.reserve((text.size() / chunks) / 3);
     c.stop_chunk = chunks;
-    MeetingStop stop(parts, k);
+    prepare(k);
+    if (!c.kept) return;
+    c.ids.reserve((text.size() / chunks) / 3);
+    MeetingStop stop(parts, k, prepare);
     chain.encode(text, c.start, c.ids, encoders.local(), stop);
   });
 
