@@ -191,11 +191,12 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     std::size_t stop_chunk = 0;       // the chunk whose chain this one met (chunks: none)
     std::size_t stop_head = 0;        // at that chunk's heads[stop_head]
   };
-  // Eight chunks per thread, so that a thread the machine slows down leaves chunks to the others;
+  // Four chunks per thread, so that a thread the machine slows down leaves chunks to the others;
   // each thread keeps one BytePairEncoder, and its cache of recurring words, across its chunks.
-  // In paired runs on a 2-vCPU VM, eight a thread beat two on long English in 5 runs of 5, by
-  // 3-6%, and on base64 in 2 of 2.
-  const std::size_t chunks = std::min(text.size() / kMinChunk, 8 * threads);
+  // Each chunk costs a probe and a seam to stitch. In paired runs on 2-vCPU VMs, eight a thread
+  // beat two on long English in 5 runs of 5, by 3-6%, and on base64 in 2 of 2 (AMD EPYC); four
+  // beat eight on long English in 5 runs of 5, by about 2% (Intel Xeon), and tied on base64.
+  const std::size_t chunks = std::min(text.size() / kMinChunk, 4 * threads);
   std::vector<std::size_t> starts(chunks);
   for (std::size_t k = 1; k < chunks; ++k) starts[k] = chunk_start_near(text, k * text.size() / chunks);
   const PatternKind kind = tokenizer.pretokenizer().kind();
