@@ -123,13 +123,14 @@ int main(int argc, char** argv) {
           },
           tbb::simple_partitioner());
     };
-    // Indices in `encoders` of the multithreaded encoders' counterparts, each once, in order.
-    std::vector<std::size_t> counterparts;
+    // counterpart_of[e]: the index in `encoders` of encoder e's single-threaded counterpart, or
+    // encoders.size() for none; `counterparts`: those indices, each once, in order.
+    std::vector<std::size_t> counterpart_of(encoders.size(), encoders.size()), counterparts;
     for (std::size_t e = 0; e < encoders.size(); ++e)
-      for (const tokenizer::Encoder* encoder : encoders)
-        if (encoder->multithreaded() && encoder->single_threaded_counterpart == encoders[e]->name) {
-          counterparts.push_back(e);
-          break;
+      for (std::size_t c = 0; c < encoders.size(); ++c)
+        if (encoders[e]->multithreaded() && encoders[c]->name == encoders[e]->single_threaded_counterpart) {
+          counterpart_of[e] = c;
+          if (std::find(counterparts.begin(), counterparts.end(), c) == counterparts.end()) counterparts.push_back(c);
         }
     // parts_samples[c]: nanoseconds per byte of long English in parts by counterparts[c], one per round.
     std::vector<std::vector<double>> parts_samples(counterparts.size());
@@ -199,23 +200,17 @@ int main(int argc, char** argv) {
     // What the threads give each multithreaded encoder on long English: the median over rounds of
     // its single-threaded counterpart's time over its own in the same round.
     std::printf("%-9s", "threads");
-    for (const tokenizer::Encoder* encoder : encoders) {
-      const auto counterpart = std::find_if(encoders.begin(), encoders.end(), [&](const tokenizer::Encoder* e) {
-        return encoder->multithreaded() && e->name == encoder->single_threaded_counterpart;
-      });
-      if (counterpart == encoders.end()) {
+    for (std::size_t e = 0; e < encoders.size(); ++e) {
+      const std::size_t c = counterpart_of[e];
+      if (c == encoders.size()) {
         std::printf(" %31s", "");
         continue;
       }
-      const auto index_of = [&](auto it) { return static_cast<std::size_t>(it - encoders.begin()); };
-      const auto& mine = samples[index_of(std::find(encoders.begin(), encoders.end(), encoder))][kLong];
-      const auto& theirs = samples[index_of(counterpart)][kLong];
       std::vector<double> ratios;
-      for (int round = 0; round < rounds; ++round) ratios.push_back(theirs[round] / mine[round]);
+      for (int round = 0; round < rounds; ++round) ratios.push_back(samples[c][kLong][round] / samples[e][kLong][round]);
       char over[40];
       std::snprintf(over, sizeof over, "%.2fx over %.*s", median_of(std::move(ratios)),
-                    static_cast<int>(encoder->single_threaded_counterpart.size()),
-                    encoder->single_threaded_counterpart.data());
+                    static_cast<int>(encoders[c]->name.size()), encoders[c]->name.data());
       std::printf(" %31s", over);
     }
     std::printf("\n");
