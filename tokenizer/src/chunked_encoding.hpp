@@ -281,7 +281,9 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   };
 
   // One encoder per thread, not per chunk: a thread's later chunks find the words its earlier
-  // ones merged already in the encoder's cache.
+  // ones merged already in the encoder's cache (a fresh encoder per chunk: parallel 1.77-1.78x
+  // over serial instead of 1.84-1.85x). A chunk is a task of its own (simple_partitioner), so a
+  // thread that finishes early takes the next single chunk, not a range the partitioner chose.
   tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];
@@ -291,7 +293,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     c.ids.reserve((text.size() / chunks) / 3);
     MeetingStop stop(parts, k, prepare);
     chain.encode(text, c.start, c.ids, encoders.local(), stop);
-  });
+  }, tbb::simple_partitioner());
 
   // The stitched result: take(chunk, skip) for each chunk whose ids from index `skip` on follow,
   // in order. Returns where a serial remainder starts (the later chunk stopped before it counted
