@@ -87,21 +87,19 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
     EXPECT_EQ(cells, columns);
   }
   EXPECT_EQ(lines[10].rfind("worst/long", 0), 0u) << lines[10];
-  // One speed-up per multithreaded encoder, over the counterpart the registry names.
+  // One speed-up per multithreaded encoder, over the counterpart the registry names; then the
+  // yardsticks: the same counterparts, each on the parts of long English at once.
   std::string expected_threads = "threads";
-  for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders())
-    if (encoder->multithreaded())
-      expected_threads += " +[0-9]+\\.[0-9]{2}x over " + std::string(encoder->single_threaded_counterpart);
-  EXPECT_TRUE(std::regex_match(lines[11], std::regex(expected_threads + " *"))) << lines[11];
-  // The yardsticks: the same counterparts, each on the parts of long English at once.
   std::string expected_yardsticks = "([0-9]+) threads: long in ([0-9]+) parts, each part encoded at once";
   std::string separator;
-  for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders())
-    if (encoder->multithreaded()) {
-      expected_yardsticks += separator + " by " + std::string(encoder->single_threaded_counterpart) +
-                             ": [0-9]+\\.[0-9]{2} ns/B [0-9]+\\.[0-9]{2}x";
-      separator = ";";
-    }
+  for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
+    if (!encoder->multithreaded()) continue;
+    const std::string counterpart(encoder->single_threaded_counterpart);
+    expected_threads += " +[0-9]+\\.[0-9]{2}x over " + counterpart;
+    expected_yardsticks += separator + " by " + counterpart + ": [0-9]+\\.[0-9]{2} ns/B [0-9]+\\.[0-9]{2}x";
+    separator = ";";
+  }
+  EXPECT_TRUE(std::regex_match(lines[11], std::regex(expected_threads + " *"))) << lines[11];
   std::smatch yardstick;
   ASSERT_TRUE(std::regex_match(lines[12], yardstick, std::regex(expected_yardsticks))) << lines[12];
   EXPECT_EQ(std::stoul(yardstick[2].str()), 4 * std::stoul(yardstick[1].str()));
