@@ -61,6 +61,25 @@ def find_baseline(directory, context):
     return Path(newest.path), False
 
 
+DEFAULT_MINIMUM_EFFECTS_NAME = "minimum_effects"
+MINIMUM_EFFECTS_SUFFIX = ".minimum_effects"
+
+
+def find_minimum_effects(directory, context):
+    """(path, own_machine): the minimum effects to gate a run's times with. A machine whose noise
+    was measured has them beside its baseline, under the baseline's name with the suffix
+    .minimum_effects; every other run gets the directory's minimum_effects, the floors of the
+    noisiest machine measured."""
+    baseline, same_machine = find_baseline(directory, context)
+    own = baseline.with_suffix(MINIMUM_EFFECTS_SUFFIX)
+    if same_machine and own.is_file():
+        return own, True
+    default = Path(directory) / DEFAULT_MINIMUM_EFFECTS_NAME
+    if not default.is_file():
+        raise UnusableInput([f"{directory} holds no {DEFAULT_MINIMUM_EFFECTS_NAME} file of default noise floors"])
+    return default, False
+
+
 def save_baseline(results_path, directory):
     """Copies the run RESULTS_PATH into DIRECTORY under its fingerprint's name, replacing the
     baselines recorded on the same fingerprint; returns (new path, replaced paths)."""

@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .baseline_store import find_baseline, save_baseline
+from .baseline_store import find_baseline, find_minimum_effects, save_baseline
 from .benchmark_run import load_benchmark_run
 from .unusable_input import UnusableInput
 
@@ -22,12 +22,17 @@ scripts/compare checks), in DIR.
                   With --commit, prints the git commit that baseline was measured at instead
                   (its context's git_commit), for scripts/bench --against; a baseline
                   measured on uncommitted changes (a git_commit ending in -dirty) has none
+  floors RUN.json prints the path of the minimum effects (noise floors) to gate RUN.json's times
+                  with: those measured on RUN's fingerprint, a file beside its baseline with the
+                  baseline's name and the suffix .minimum_effects, else DIR/minimum_effects
   save RUN.json   copies RUN.json into DIR under its fingerprint's name, replacing the baseline
-                  of that fingerprint, and prints the new path"""
+                  of that fingerprint, and prints the new path (a .minimum_effects file of the
+                  fingerprint stays: same fingerprint, same name)"""
 
 EPILOG = """\
 exit status: 0 done; 2 unusable input (a file missing or not a run with one row per repetition,
-a missing directory, no baseline to find), with a message for each problem."""
+a missing directory, no baseline to find, no default minimum effects), with a message for each
+problem."""
 
 
 def main(argv=None):
@@ -48,6 +53,11 @@ def main(argv=None):
                                          f"(git_commit {commit}): no commit holds its code"])
                 print(commit)
                 return 0
+        elif arguments.command == "floors":
+            path, own_machine = find_minimum_effects(arguments.dir, load_benchmark_run(arguments.run).context)
+            how = ("measured on this machine's fingerprint" if own_machine else
+                   "the defaults: no floors were measured on this machine's fingerprint")
+            print(f"{PROGRAM}: minimum effects {path.name}: {how}", file=sys.stderr)
         else:
             path, replaced = save_baseline(arguments.run, arguments.dir)
             for old in replaced:
@@ -63,7 +73,7 @@ def main(argv=None):
 def _parse_arguments(argv):
     parser = argparse.ArgumentParser(prog=PROGRAM, description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("find", "save"))
+    parser.add_argument("command", choices=("find", "floors", "save"))
     parser.add_argument("run", metavar="RUN.json", help="a run of build/benches")
     parser.add_argument("--commit", action="store_true",
                         help="find: print the baseline's git commit instead of its path")

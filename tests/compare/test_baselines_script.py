@@ -93,6 +93,54 @@ class BaselinesTest(unittest.TestCase):
         self.assertIn(f"scripts/baselines: error: {saved} was measured on uncommitted changes to 7dcd71a "
                       "(git_commit 7dcd71a-dirty): no commit holds its code", result.stderr)
 
+    def write_floors(self, name, text="*=7\n"):
+        path = self.store / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def floors(self, path):
+        return run_baselines("floors", path, "--dir", str(self.store))
+
+    def test_floors_measured_on_this_machine(self):
+        saved = Path(self.save(golden_path("baseline.json")).stdout.strip())
+        own = self.write_floors(saved.with_suffix(".minimum_effects").name)
+        self.write_floors("minimum_effects", "*=25\n")
+        result = self.floors(self.run_file("current.json", git_commit="0123abc"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(Path(result.stdout.strip()), own)
+        self.assertEqual(result.stderr, f"scripts/baselines: minimum effects {own.name}: "
+                                        "measured on this machine's fingerprint\n")
+
+    def test_floors_of_another_machine_are_not_this_ones(self):
+        saved = Path(self.save(self.run_file("other.json", num_cpus=16)).stdout.strip())
+        self.write_floors(saved.with_suffix(".minimum_effects").name)
+        default = self.write_floors("minimum_effects", "*=25\n")
+        result = self.floors(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(Path(result.stdout.strip()), default)
+        self.assertIn("the defaults: no floors were measured on this machine's fingerprint", result.stderr)
+
+    def test_floors_default_where_this_machine_has_a_baseline_only(self):
+        self.save(golden_path("baseline.json"))
+        default = self.write_floors("minimum_effects", "*=25\n")
+        result = self.floors(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(Path(result.stdout.strip()), default)
+
+    def test_floors_without_defaults(self):
+        self.save(golden_path("baseline.json"))
+        result = self.floors(golden_path("baseline.json"))
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stdout, "")
+        self.assertIn(f"{self.store} holds no minimum_effects file of default noise floors", result.stderr)
+
+    def test_save_keeps_the_floors_of_the_fingerprint(self):
+        saved = Path(self.save(golden_path("baseline.json")).stdout.strip())
+        own = self.write_floors(saved.with_suffix(".minimum_effects").name)
+        self.save(self.run_file("newer.json", git_commit="fedcba9"))
+        self.assertEqual(own.read_text(encoding="utf-8"), "*=7\n")
+        self.assertEqual(sorted(self.store.iterdir()), sorted([saved, own]))
+
     def test_find_in_an_empty_store(self):
         result = self.find(golden_path("baseline.json"))
         self.assertEqual(result.returncode, 2)
