@@ -53,7 +53,14 @@ of the JSON context (a field missing from either file is not compared):
   {fields}
 are gated by their times; their speedups are information (a speedup also falls when its
 reference gets faster, which is no regression). If a field differs, it is printed and only the
-speedups gate; --ratios-only does the same for runs on one machine."""
+speedups gate; --ratios-only does the same for runs on one machine.
+
+With --drift, runs made minutes or days apart on one machine are compared net of the machine's
+drift: the median over all benchmarks of the change of their medians (at least 5 benchmarks),
+by which the current times are divided before they are compared. A slow phase of a shared host
+moves every benchmark alike and cancels; a regression of some benchmarks stands out. A change
+that slows all benchmarks alike cancels too: the speedup ratios, and a calibration benchmark
+among them that no code change moves (its change shows against the drift), tell those."""
 
 EPILOG = """\
 default minimum effects (PATTERN=PCT, the last matching rule wins):
@@ -90,7 +97,8 @@ def main(argv=None):
         try:
             report = compare_runs(*runs, arguments.alpha,
                                   DEFAULT_MINIMUM_EFFECTS + tuple(arguments.min_effect),
-                                  arguments.min_repetitions, arguments.ratios_only, arguments.paired)
+                                  arguments.min_repetitions, arguments.ratios_only, arguments.paired,
+                                  arguments.drift)
         except UnusableInput as error:
             problems += error.messages
     if problems:
@@ -142,6 +150,9 @@ def _parse_arguments(argv):
                         "the ratios of the pairs (see above)")
     parser.add_argument("--ratios-only", action="store_true",
                         help="gate on the speedup ratios only; changes of times are information")
+    parser.add_argument("--drift", action="store_true",
+                        help="divide the machine's drift, the median change of all benchmarks, "
+                        "out of the current times before comparing them (see above)")
     parser.add_argument("--min-repetitions", type=int,
                         help="fewest repetitions per benchmark and run: with 5 against 5 the "
                         "smallest possible p is 2/252 = 0.008, with 4 it is 0.029 and with 3 "
@@ -149,6 +160,8 @@ def _parse_arguments(argv):
                         "pairs all on one side give p = 2/32 = 0.0625) (default: 5, with "
                         "--paired 6)")
     arguments = parser.parse_args(argv)
+    if arguments.drift and arguments.paired:
+        parser.error("--drift and --paired: the pairs of paired runs cancel the drift already")
     if arguments.min_repetitions is None:
         arguments.min_repetitions = 6 if arguments.paired else 5
     floor = (smallest_paired_p_value(arguments.min_repetitions) if arguments.paired

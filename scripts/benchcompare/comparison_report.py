@@ -1,5 +1,6 @@
 """Everything compared between two runs, and what of it gates."""
 
+import statistics
 from dataclasses import dataclass
 
 from .benchmark_matching import common_benchmarks
@@ -17,6 +18,7 @@ class ComparisonReport:
     machine_differences: list  # of FieldDifference
     ratios_only: bool  # asked for on the command line
     paired: bool = False  # repetition i of both runs ran side by side (scripts/bench --against)
+    drift: float = None  # with --drift: the common change divided out of the current times, else None
 
     @property
     def times_gate(self):
@@ -30,16 +32,25 @@ class ComparisonReport:
         return [comparison for comparison in gating if comparison.verdict is Verdict.SLOWER]
 
 
+# Fewest benchmarks whose median change tells a drift of the whole machine: with fewer, one
+# regressed benchmark would move the median itself.
+MIN_DRIFT_BENCHMARKS = 5
+
+
 def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, ratios_only=False,
-                 paired=False):
+                 paired=False, drift=False):
     """Raises UnusableInput if the runs cannot be compared. With `paired`, repetitions pair up by
-    index and each pair's ratio is what is tested (compare_paired_samples)."""
+    index and each pair's ratio is what is tested (compare_paired_samples). With `drift`, the
+    current times are first divided by common_drift (not with `paired`, whose pairs cancel it)."""
     names = common_benchmarks(baseline, current, min_repetitions)
     if paired:
         _check_pairs(baseline, current, names)
     compare = compare_paired_samples if paired else compare_samples
+    factor = common_drift(baseline, current, names) if drift else 1.0
     benchmarks = [
-        compare(name, *_values(baseline.benchmarks[name].times_ns, current.benchmarks[name].times_ns, paired),
+        compare(name, *_values(baseline.benchmarks[name].times_ns,
+                               {i: time / factor for i, time in current.benchmarks[name].times_ns.items()},
+                               paired),
                 alpha, minimum_effect_for(name, minimum_effects))
         for name in names
     ]
@@ -67,7 +78,21 @@ def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, rat
         for base_ratio, current_ratio in ratio_pairs
     ]
     differences = fingerprint_differences(baseline.context, current.context)
-    return ComparisonReport(benchmarks, ratios, differences, ratios_only, paired)
+    return ComparisonReport(benchmarks, ratios, differences, ratios_only, paired, factor if drift else None)
+
+
+def common_drift(baseline, current, names):
+    """The median over NAMES of current median / baseline median: how much the machine moved
+    every benchmark between two runs made apart. A slow phase of a shared host slows all of them
+    alike; a regression of the code slows some. Divided out, the phase cancels and the
+    regression stands out, but so would a change that slows every benchmark alike: the speedup
+    ratios and the calibration benchmark, which no code change moves, are left to tell those."""
+    if len(names) < MIN_DRIFT_BENCHMARKS:
+        raise UnusableInput([f"--drift needs {MIN_DRIFT_BENCHMARKS} or more benchmarks in common to tell "
+                             f"a drift of the machine from a regression; these runs have {len(names)}"])
+    return statistics.median(statistics.median(current.benchmarks[name].times_ns.values()) /
+                             statistics.median(baseline.benchmarks[name].times_ns.values())
+                             for name in names)
 
 
 def _values(baseline, current, paired):

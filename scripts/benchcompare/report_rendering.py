@@ -32,6 +32,9 @@ def _gating_note(report, markdown):
     if report.times_gate:
         note = "Times gate (same machine fingerprint); speedup ratios are information." + pairing
         lines = []
+        if report.drift is not None:
+            lines.append(f"{bullet} drift of the machine: {(report.drift - 1) * 100:+.1f}%, the median change of the "
+                         f"{len(report.benchmarks)} benchmarks; divided out of the current times shown and tested")
     else:
         reason = "--ratios-only" if report.ratios_only else "the machines differ"
         note = f"Speedup ratios gate ({reason}); changes of times are information." + pairing

@@ -343,6 +343,54 @@ class PairedTest(unittest.TestCase):
         self.assertIn("short_encoding/serial has 5 repetitions, fewer than --min-repetitions 6", result.stderr)
 
 
+class DriftTest(unittest.TestCase):
+    """--drift: runs made apart on one machine, whose speed moved every benchmark in between."""
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+
+    def drifted(self, name, drift, slowdown=None):
+        """The golden baseline with every time `drift` times longer, and `slowdown`'s benchmarks
+        (name -> factor) slower still."""
+        document = read_golden("baseline.json")
+        for row in document["benchmarks"]:
+            factor = drift * (slowdown or {}).get(row["run_name"], 1.0)
+            row["real_time"] *= factor
+            row["cpu_time"] *= factor
+        return write_document(self.directory.name, name, document)
+
+    def test_a_drift_of_the_machine_cancels(self):
+        current = self.drifted("b.json", 1.08)
+        raw = run_compare(golden_path("baseline.json"), current, *QUIET_MACHINE)
+        self.assertEqual(raw.returncode, 1, raw.stdout)
+        self.assertEqual(len(raw.stdout.split("Regressions:\n", 1)[1].splitlines()), 6)
+        net = run_compare(golden_path("baseline.json"), current, *QUIET_MACHINE, "--drift")
+        self.assertEqual(net.returncode, 0, net.stdout + net.stderr)
+        self.assertIn("drift of the machine: +8.0%, the median change of the 6 benchmarks; divided out of the "
+                      "current times shown and tested", net.stdout)
+        self.assertEqual(set(verdicts(net.stdout).values()), {"same"})
+
+    def test_a_regression_stands_out_of_the_drift(self):
+        current = self.drifted("b.json", 1.08, {"short_encoding/serial": 1.10})
+        result = run_compare(golden_path("baseline.json"), current, *QUIET_MACHINE, "--drift")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertTrue(result.stdout.endswith(
+            "Regressions:\n  short_encoding/serial: +10.0% (limit 5%, p = 0.0079)\n"), result.stdout)
+
+    def test_too_few_benchmarks_to_tell_a_drift(self):
+        result = run_compare(golden_path("baseline.json"), golden_path("slower.json"), "--drift",
+                             "--filter", "^short_encoding/")
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertEqual(result.stderr, "scripts/compare: error: --drift needs 5 or more benchmarks in common "
+                                        "to tell a drift of the machine from a regression; these runs have 4\n")
+
+    def test_not_with_paired_runs(self):
+        result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"), "--drift", "--paired")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--drift and --paired: the pairs of paired runs cancel the drift already", result.stderr)
+
+
 class ArgumentTest(unittest.TestCase):
     def assert_usage_error(self, arguments, message):
         result = run_compare(golden_path("baseline.json"), golden_path("baseline.json"),
