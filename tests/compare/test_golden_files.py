@@ -4,6 +4,8 @@ follow from how they were made."""
 import statistics
 import unittest
 
+import repository  # noqa: F401  (makes benchcompare importable)
+from benchcompare.machine_fingerprint import fingerprint_differences
 from golden_files import iteration_rows, read_golden, timed_value
 
 SCALED_FIELDS = ("real_time", "cpu_time")
@@ -54,6 +56,18 @@ class GoldenFilesTest(unittest.TestCase):
                    if other["context"][key] != self.baseline["context"][key]}
         self.assertEqual(changed, {"host_name", "num_cpus", "mhz_per_cpu", "caches", "simd_isa"})
         self.assert_scaled(other, {"short_encoding/simd_parallel/real_time": 0.8}, default=0.5)
+
+    def test_real_runs_are_two_runs_of_one_build_on_one_machine(self):
+        first, second = read_golden("xeon_quick_1.json"), read_golden("xeon_quick_2.json")
+        self.assertEqual(first["context"]["git_commit"], second["context"]["git_commit"])
+        self.assertEqual(fingerprint_differences(first["context"], second["context"]), [])
+        self.assertLess(first["context"]["date"], second["context"]["date"])
+        for document in (first, second):
+            rows = document["benchmarks"]
+            self.assertEqual({row["run_type"] for row in rows}, {"iteration"})
+            self.assertEqual(len({row["run_name"] for row in rows}), 22)
+            self.assertEqual({row["repetitions"] for row in rows}, {10})
+            self.assertEqual(len(rows), 220)
 
 
 if __name__ == "__main__":
