@@ -85,8 +85,8 @@ def common_drift(baseline, current, names):
     """The median over NAMES of current median / baseline median: how much the machine moved
     every benchmark between two runs made apart. A slow phase of a shared host slows all of them
     alike; a regression of the code slows some. Divided out, the phase cancels and the
-    regression stands out, but so would a change that slows every benchmark alike: the speedup
-    ratios and the calibration benchmark, which no code change moves, are left to tell those."""
+    regression stands out. A change that slows every benchmark alike cancels as well: the
+    speedup ratios and the calibration benchmark, which no code change moves, tell those."""
     if len(names) < MIN_DRIFT_BENCHMARKS:
         raise UnusableInput([f"--drift needs {MIN_DRIFT_BENCHMARKS} or more benchmarks in common to tell "
                              f"a drift of the machine from a regression; these runs have {len(names)}"])
