@@ -10,7 +10,7 @@ from .machine_fingerprint import FINGERPRINT_FIELDS
 from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
 from .wilcoxon_signed_rank import EXACT_MAX_PAIRS
 from .wilcoxon_signed_rank import smallest_p_value as smallest_paired_p_value
-from .minimum_effects import DEFAULT_MINIMUM_EFFECTS, parse_minimum_effect
+from .minimum_effects import DEFAULT_MINIMUM_EFFECTS, parse_minimum_effect, read_minimum_effects
 from .report_rendering import render_report
 from .speedup_ratios import SPEEDUP_RATIOS
 from .unusable_input import UnusableInput
@@ -96,7 +96,7 @@ def main(argv=None):
     if not problems:
         try:
             report = compare_runs(*runs, arguments.alpha,
-                                  DEFAULT_MINIMUM_EFFECTS + tuple(arguments.min_effect),
+                                  DEFAULT_MINIMUM_EFFECTS + arguments.min_effects_file + tuple(arguments.min_effect),
                                   arguments.min_repetitions, arguments.ratios_only, arguments.paired,
                                   arguments.drift)
         except UnusableInput as error:
@@ -137,6 +137,10 @@ def _parse_arguments(argv):
                         action="append", default=[],
                         help="smallest change in percent of the baseline median that counts for "
                         "the benchmarks matching PATTERN; repeatable (defaults below)")
+    parser.add_argument("--min-effects-file", metavar="FILE", type=_minimum_effects_file, default=(),
+                        help="rules of --min-effect read from FILE, one PATTERN=PCT a line (# "
+                        "comments), after the defaults and before any --min-effect: the floors "
+                        "measured on a machine (data/baselines/*minimum_effects)")
     parser.add_argument("--filter", metavar="REGEX", type=regular_expression,
                         help="compare only the benchmarks whose names REGEX finds, in both runs, "
                         "as --benchmark_filter selects them: e.g. a baseline of the whole suite "
@@ -193,5 +197,14 @@ def regular_expression(text):
 def _minimum_effect(text):
     try:
         return parse_minimum_effect(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _minimum_effects_file(path):
+    try:
+        return read_minimum_effects(path)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"cannot read {path}: {error.strerror}") from None
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None

@@ -46,10 +46,10 @@ def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, rat
     if paired:
         _check_pairs(baseline, current, names)
     compare = compare_paired_samples if paired else compare_samples
-    factor = common_drift(baseline, current, names) if drift else 1.0
+    factor = common_drift(baseline, current, names) if drift else None
     benchmarks = [
         compare(name, *_values(baseline.benchmarks[name].times_ns,
-                               {i: time / factor for i, time in current.benchmarks[name].times_ns.items()},
+                               {i: time / (factor or 1.0) for i, time in current.benchmarks[name].times_ns.items()},
                                paired),
                 alpha, minimum_effect_for(name, minimum_effects))
         for name in names
@@ -78,7 +78,7 @@ def compare_runs(baseline, current, alpha, minimum_effects, min_repetitions, rat
         for base_ratio, current_ratio in ratio_pairs
     ]
     differences = fingerprint_differences(baseline.context, current.context)
-    return ComparisonReport(benchmarks, ratios, differences, ratios_only, paired, factor if drift else None)
+    return ComparisonReport(benchmarks, ratios, differences, ratios_only, paired, factor)
 
 
 def common_drift(baseline, current, names):

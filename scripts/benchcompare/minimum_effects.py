@@ -46,6 +46,24 @@ def parse_minimum_effect(text):
     return MinimumEffect(pattern, percent)
 
 
+def read_minimum_effects(path):
+    """The rules of a file of minimum effects (data/baselines/*minimum_effects): one PATTERN=PCT
+    a line, blank lines and lines starting with # skipped, in order. Raises ValueError naming
+    the file and line of a bad rule, OSError if it cannot be read."""
+    rules = []
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                rule = parse_minimum_effect(line)
+            except ValueError as error:
+                raise ValueError(f"{path}:{number}: {error}") from None
+            rules.append(MinimumEffect(rule.pattern, rule.percent, f"from {path}"))
+    return tuple(rules)
+
+
 def minimum_effect_for(name, rules):
     """The fraction of its baseline median a change of benchmark NAME must exceed."""
     matching = [rule for rule in rules if fnmatch.fnmatchcase(name, rule.pattern)]

@@ -402,6 +402,10 @@ class ArgumentTest(unittest.TestCase):
         self.assert_usage_error(["--min-effect", "long_encoding"],
                                 "'long_encoding' is not PATTERN=PCT")
 
+    def test_unreadable_minimum_effects_file(self):
+        self.assert_usage_error(["--min-effects-file", "/no/such/floors"],
+                                "argument --min-effects-file: cannot read /no/such/floors: No such file or directory")
+
     def test_bad_filter(self):
         self.assert_usage_error(["--filter", "(short"], "'(short' is not a regular expression")
 

@@ -1,10 +1,12 @@
 """Minimum effects: the defaults per family, overrides (last match wins), and bad rules."""
 
+import tempfile
 import unittest
+from pathlib import Path
 
-import repository  # noqa: F401  (makes benchcompare importable)
+from repository import REPO_ROOT  # first: it makes benchcompare importable
 from benchcompare.minimum_effects import (
-    DEFAULT_MINIMUM_EFFECTS, MinimumEffect, minimum_effect_for, parse_minimum_effect)
+    DEFAULT_MINIMUM_EFFECTS, MinimumEffect, minimum_effect_for, parse_minimum_effect, read_minimum_effects)
 
 
 class DefaultsTest(unittest.TestCase):
@@ -60,6 +62,34 @@ class ParseTest(unittest.TestCase):
                 with self.assertRaises(ValueError) as raised:
                     parse_minimum_effect(text)
                 self.assertEqual(str(raised.exception), message)
+
+
+class FileTest(unittest.TestCase):
+    def write(self, text):
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        path = Path(directory.name) / "floors"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def test_rules_in_order_without_comments_and_blank_lines(self):
+        path = self.write("# measured somewhere\n*=6\n\n  sdpa/*=9  \n# done\n")
+        rules = read_minimum_effects(path)
+        self.assertEqual([(rule.pattern, rule.percent) for rule in rules], [("*", 6.0), ("sdpa/*", 9.0)])
+        self.assertAlmostEqual(minimum_effect_for("sdpa/flash/x", DEFAULT_MINIMUM_EFFECTS + rules), 0.09)
+
+    def test_a_bad_rule_names_its_file_and_line(self):
+        path = self.write("*=6\nx=fast\n")
+        with self.assertRaises(ValueError) as raised:
+            read_minimum_effects(path)
+        self.assertEqual(str(raised.exception), f"{path}:2: 'x=fast': 'fast' is not a number of percent")
+
+    def test_every_stored_file_reads(self):
+        files = sorted((REPO_ROOT / "data" / "baselines").glob("*minimum_effects"))
+        self.assertGreaterEqual(len(files), 3)
+        for path in files:
+            with self.subTest(path.name):
+                self.assertTrue(read_minimum_effects(path))
 
 
 if __name__ == "__main__":

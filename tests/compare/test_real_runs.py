@@ -16,15 +16,6 @@ TIME_FIELDS = ("real_time", "cpu_time")
 RATE_FIELDS = ("bytes_per_second", "items_per_second", "GFLOPS", "peak_fraction")
 
 
-def minimum_effect_options(path):
-    """The rules of a floors file as scripts/compare options, as scripts/bench passes them."""
-    options = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            options += ["--min-effect", line]
-    return options
-
-
 def slowed_down(document, name, factor):
     """DOCUMENT with every repetition of benchmark NAME `factor` times slower."""
     for row in iteration_rows(document, name):
@@ -45,7 +36,7 @@ class RealRunsTest(unittest.TestCase):
         self.addCleanup(self.directory.cleanup)
         floors, own_machine = find_minimum_effects(BASELINES_DIR, read_golden(self.BASELINE)["context"])
         self.assertTrue(own_machine, f"no floors measured for the machine of {self.BASELINE}: {floors}")
-        self.options = minimum_effect_options(floors) + ["--drift"]
+        self.options = ["--min-effects-file", str(floors), "--drift"]
 
     def compare(self, current_path):
         return run_compare(golden_path(self.BASELINE), current_path, *self.options)
