@@ -97,7 +97,7 @@ std::vector<bool> rows_without_keys(const SdpaCase& c, const SdpaInputs& inputs)
 // GQA ratios 1, 2, 8), with Sq < Sk and Sq > Sk under both causal alignments, each mask kind
 // alone and with causal masking, rows with no visible key, scores near +-80, Dv != D, dimensions
 // that are no multiple of any vector width, the largest dimensions, custom scales and tile edges
-// (the flash kernels tile queries by 48 and keys by 128). Sizes are kept such that the double
+// (the flash kernels tile queries by 96 and keys by 36 or 48). Sizes are kept such that the double
 // reference stays fast.
 const std::vector<SdpaCase>& agreement_cases() {
   static const std::vector<SdpaCase> cases = {
