@@ -458,14 +458,15 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
                             l.value_columns, rescale + r0, first_tile, last_tile ? block_out + column : nullptr,
                             finish);
       if (column < s.value_dim) {
-        // The partial vector stays in scratch; its columns are finished one by one.
+        // The partial vector is finished into whole vectors here, whose first columns go out.
+        alignas(64) float tail[kBlockRows * kWidth];
         accumulate_block<1>(scores + r0, keys, value_tail, kWidth, block_outputs + column, l.value_columns,
-                            rescale + r0, first_tile, nullptr, finish);
+                            rescale + r0, first_tile, last_tile ? tail : nullptr,
+                            Finish{.factors = inverse, .stride = kWidth, .rows = finish.rows});
         if (last_tile)
           for (std::size_t r = 0; r < finish.rows; ++r)
             for (std::size_t c = column; c < s.value_dim; ++c)
-              block_out[r * s.value_dim + c] =
-                  inverse[r] == 0.0f ? 0.0f : block_outputs[r * l.value_columns + c] * inverse[r];
+              block_out[r * s.value_dim + c] = tail[r * kWidth + c - column];
       }
     }
   }
