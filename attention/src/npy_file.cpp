@@ -416,6 +416,11 @@ void write_npy(const std::filesystem::path& path, std::span<const std::size_t> s
                                 std::to_string(values.size()) + " values given");
   const std::string prefix = npy_prefix(shape);
 
+  // A folder is refused before anything is written: the rename at the end would refuse it only
+  // after the whole array went to a temporary file, and for "." or ".." with EBUSY's message.
+  if (std::error_code ignored; std::filesystem::is_directory(path, ignored))
+    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::is_a_directory).message());
+
   std::filesystem::path temporary = path;
   temporary += ".tmp" + std::to_string(::getpid());
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
