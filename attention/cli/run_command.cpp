@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention_problem.hpp"
 #include "attention/npy_file.hpp"
 #include "attention_inputs.hpp"
 
@@ -31,8 +32,12 @@ void compute(const CommandLine& command) {
                            .causal = command.causal,
                            .scale = command.scale,
                            .out = out};
+  // Every error but a full disk comes before the run, which may take minutes (the reference at
+  // long sequences): the problem's (the implementation validates it again), then the output path's.
+  validate(problem);
+  check_npy_destination(command.out);
   command.implementation->run(problem);
-  // Only now is --out touched, and write_npy replaces it whole or not at all.
+  // Only now is --out written, and write_npy replaces it whole or not at all.
   const std::array<std::size_t, 4> out_shape{shape.batch, shape.heads, shape.seq_q, shape.value_dim};
   write_npy(command.out, out_shape, out);
 }

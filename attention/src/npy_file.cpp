@@ -409,6 +409,20 @@ std::string npy_prefix(std::span<const std::size_t> shape) {
 
 }  // namespace
 
+void check_npy_destination(const std::filesystem::path& path) {
+  // A folder is refused here, not by the rename at the end of write_npy: that would refuse it
+  // only after the whole array went to a temporary file, and for "." or ".." with EBUSY's message.
+  if (std::error_code ignored; std::filesystem::is_directory(path, ignored))
+    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::is_a_directory).message());
+  // The temporary file is created in the folder: it must exist, be a folder and take new entries.
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  struct stat info {};
+  if (::stat(folder.c_str(), &info) != 0) throw NpyError(path, system_fault("cannot write"));
+  if (!S_ISDIR(info.st_mode))
+    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::not_a_directory).message());
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) throw NpyError(path, system_fault("cannot write"));
+}
+
 void write_npy(const std::filesystem::path& path, std::span<const std::size_t> shape, std::span<const float> values) {
   const std::optional<ArraySize> size = array_size(shape);
   if (!size || size->values != values.size())
@@ -416,11 +430,7 @@ void write_npy(const std::filesystem::path& path, std::span<const std::size_t> s
                                 std::to_string(values.size()) + " values given");
   const std::string prefix = npy_prefix(shape);
 
-  // A folder is refused before anything is written: the rename at the end would refuse it only
-  // after the whole array went to a temporary file, and for "." or ".." with EBUSY's message.
-  if (std::error_code ignored; std::filesystem::is_directory(path, ignored))
-    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::is_a_directory).message());
-
+  check_npy_destination(path);
   std::filesystem::path temporary = path;
   temporary += ".tmp" + std::to_string(::getpid());
   std::FILE* file = std::fopen(temporary.c_str(), "wb");

@@ -360,6 +360,35 @@ TEST_F(NpyFile, WriteOverAFolderIsAnErrorAndLeavesNoTemporaryFile) {
   EXPECT_TRUE(fs::is_directory(dir() / "out.npy"));
 }
 
+// check_npy_destination refuses a path that cannot take a file, as write_npy does, and writes
+// nothing. (Permissions are not tried: as root, which CI may be, every folder is writable.)
+TEST_F(NpyFile, DestinationCheckRefusesPathsThatCannotTakeAFile) {
+  fs::create_directory(dir() / "folder");
+  write_file("file.txt", "text");
+  const std::pair<fs::path, std::string> refused[] = {
+      {dir() / "folder", "Is a directory"},
+      {dir() / "folder" / ".", "Is a directory"},
+      {dir() / "absent" / "out.npy", "No such file or directory"},
+      {dir() / "file.txt" / "out.npy", "Not a directory"},
+  };
+  for (const auto& [path, fault] : refused) {
+    for (const bool write : {false, true}) {
+      try {
+        if (write)
+          write_npy(path, std::vector<std::size_t>{1}, std::vector<float>{1});
+        else
+          check_npy_destination(path);
+        ADD_FAILURE() << "no error for " << path;
+      } catch (const NpyError& e) {
+        EXPECT_EQ(std::string(e.what()), path.string() + ": cannot write: " + fault);
+      }
+    }
+  }
+  EXPECT_NO_THROW(check_npy_destination(dir() / "new.npy"));
+  EXPECT_EQ(entries(), (std::vector<std::string>{"file.txt", "folder"}));
+  EXPECT_TRUE(fs::is_empty(dir() / "folder"));
+}
+
 TEST_F(NpyFile, WriteWithValuesNotMatchingTheShapeIsAnArgumentError) {
   EXPECT_THROW(write_npy(dir() / "a.npy", std::vector<std::size_t>{2, 3}, std::vector<float>(5)),
                std::invalid_argument);

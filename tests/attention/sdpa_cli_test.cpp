@@ -462,5 +462,15 @@ TEST_F(SdpaCliInputError, UnwritableOutput) {
   EXPECT_TRUE(fs::is_directory(path("out.npy")));
 }
 
+// The output path is checked after the problem and before the run, so a problem the kernels
+// refuse is reported as such, and a path that cannot take O fails before any computing.
+TEST_F(SdpaCliInputError, ProblemErrorsComeBeforeOutputErrors) {
+  reshape("q.npy", {2, 4, 5, 300});
+  reshape("k.npy", {2, 2, 7, 300});
+  std::vector<std::string> args = args_with({});
+  args[7] = path("absent/out.npy");
+  expect_failure(args, kExitRuntimeError, "head_dim 300 exceeds the maximum 256");
+}
+
 }  // namespace
 }  // namespace attention

@@ -37,4 +37,10 @@ NpyArray read_npy(const std::filesystem::path& path);
 // left as it was. Throws NpyError if the file cannot be written.
 void write_npy(const std::filesystem::path& path, std::span<const std::size_t> shape, std::span<const float> values);
 
+// Throws the NpyError that write_npy would throw, and writes nothing, where `path` cannot take a
+// file at all: it is a folder, or its folder is missing or not writable. A caller about to
+// compute what it will write checks first, so that a mistyped path fails at once, not after the
+// work. (A full disk or a folder that changes meanwhile still fails only in write_npy.)
+void check_npy_destination(const std::filesystem::path& path);
+
 }  // namespace attention
