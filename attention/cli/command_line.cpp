@@ -186,7 +186,9 @@ std::string usage_text() {
          "                  Implementations:\n" +
          implementations +
          "  --out FILE      where O is written (required); it is replaced only once O is\n"
-         "                  computed and written whole, and left as it was on any error\n"
+         "                  computed and written whole, and left as it was on any error;\n"
+         "                  a FILE that cannot be written at all (a folder, or in a missing\n"
+         "                  folder) is refused before O is computed\n"
          "  --list          print the implementations, one a line, name first, and exit\n"
          "  -h, --help      print this text and exit\n"
          "\n"
