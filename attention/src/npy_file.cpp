@@ -410,16 +410,17 @@ std::string npy_prefix(std::span<const std::size_t> shape) {
 }  // namespace
 
 void check_npy_destination(const std::filesystem::path& path) {
+  const auto refuse = [&path](std::errc fault) {
+    throw NpyError(path, "cannot write: " + std::make_error_code(fault).message());
+  };
   // A folder is refused here, not by the rename at the end of write_npy: that would refuse it
   // only after the whole array went to a temporary file, and for "." or ".." with EBUSY's message.
-  if (std::error_code ignored; std::filesystem::is_directory(path, ignored))
-    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::is_a_directory).message());
+  if (std::error_code ignored; std::filesystem::is_directory(path, ignored)) refuse(std::errc::is_a_directory);
   // The temporary file is created in the folder: it must exist, be a folder and take new entries.
   const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
   struct stat info {};
   if (::stat(folder.c_str(), &info) != 0) throw NpyError(path, system_fault("cannot write"));
-  if (!S_ISDIR(info.st_mode))
-    throw NpyError(path, "cannot write: " + std::make_error_code(std::errc::not_a_directory).message());
+  if (!S_ISDIR(info.st_mode)) refuse(std::errc::not_a_directory);
   if (::access(folder.c_str(), W_OK | X_OK) != 0) throw NpyError(path, system_fault("cannot write"));
 }
 
