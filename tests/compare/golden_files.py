@@ -38,6 +38,23 @@ def iteration_rows(document, run_name):
             if row["run_name"] == run_name and row["run_type"] == "iteration"]
 
 
+TIME_FIELDS = ("real_time", "cpu_time")
+RATE_FIELDS = ("bytes_per_second", "items_per_second", "GFLOPS", "peak_fraction")
+
+
+def slowed_down(document, factors):
+    """DOCUMENT with every repetition of each benchmark in FACTORS (run name -> factor) that many
+    times slower: its times multiplied, its rates divided."""
+    for name, factor in factors.items():
+        for row in iteration_rows(document, name):
+            for key in TIME_FIELDS:
+                row[key] *= factor
+            for key in RATE_FIELDS:
+                if key in row:
+                    row[key] /= factor
+    return document
+
+
 def timed_value(row):
     """The time the comparison uses: real_time for wall-clock benchmarks, else cpu_time."""
     return row["real_time"] if row["run_name"].endswith("/real_time") else row["cpu_time"]

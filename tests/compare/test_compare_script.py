@@ -7,7 +7,7 @@ import sys
 import tempfile
 import unittest
 
-from golden_files import GOLDEN_BENCHMARK_NAMES, golden_path, read_golden, write_document
+from golden_files import GOLDEN_BENCHMARK_NAMES, golden_path, read_golden, slowed_down, write_document
 from repository import COMPARE_SCRIPT
 
 # The golden baseline spreads its repetitions by +-2%, as a quiet machine does, so 5% is that
@@ -353,12 +353,8 @@ class DriftTest(unittest.TestCase):
     def drifted(self, name, drift, slowdown=None):
         """The golden baseline with every time `drift` times longer, and `slowdown`'s benchmarks
         (name -> factor) slower still."""
-        document = read_golden("baseline.json")
-        for row in document["benchmarks"]:
-            factor = drift * (slowdown or {}).get(row["run_name"], 1.0)
-            row["real_time"] *= factor
-            row["cpu_time"] *= factor
-        return write_document(self.directory.name, name, document)
+        factors = {benchmark: drift * (slowdown or {}).get(benchmark, 1.0) for benchmark in GOLDEN_BENCHMARK_NAMES}
+        return write_document(self.directory.name, name, slowed_down(read_golden("baseline.json"), factors))
 
     def test_a_drift_of_the_machine_cancels(self):
         current = self.drifted("b.json", 1.08)
