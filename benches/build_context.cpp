@@ -34,7 +34,7 @@ void add_build_context() {
   benchmark::AddCustomContext("git_commit", TOKBENCH_GIT_COMMIT);
   benchmark::AddCustomContext("build_type", TOKBENCH_BUILD_TYPE);
   benchmark::AddCustomContext("compiler", TOKBENCH_COMPILER);
-  benchmark::AddCustomContext("simd_isa", tokenizer::simd::best_piece_batch_scanners().isa);
+  benchmark::AddCustomContext("simd_isa", std::string(isa::name(tokenizer::simd::best_piece_batch_scanners().isa)));
 }
 
 }  // namespace benches

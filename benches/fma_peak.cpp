@@ -5,17 +5,17 @@
 #include <benchmark/benchmark.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <xsimd/config/xsimd_cpuid.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <iterator>
+#include <span>
 #include <string>
 
 #include "benches.hpp"
 #include "guarded_benchmark.hpp"
+#include "isa/isa.hpp"
 
 namespace benches {
 
@@ -33,8 +33,7 @@ BENCHES_DECLARE_FMA_KERNEL(sse2)
 namespace {
 
 struct FmaKernel {
-  const char* isa;
-  bool (*is_supported)();
+  isa::Isa isa;
   // Flops of one round: one FMA on every chain.
   std::uint64_t (*flops_per_round)();
   // Runs `rounds` rounds from `seed` (of order one) and returns a sum of every chain, so that no
@@ -42,23 +41,15 @@ struct FmaKernel {
   float (*run_rounds)(std::uint64_t rounds, float seed);
 };
 
-bool has_avx512f() { return xsimd::available_architectures().avx512f; }
-bool has_avx2_fma() { return xsimd::available_architectures().fma3_avx2; }
-bool always() { return true; }
-
 // Widest first.
 constexpr FmaKernel kKernels[] = {
-    {"avx512f", has_avx512f, fma_peak::avx512f::flops_per_round, fma_peak::avx512f::run_rounds},
-    {"avx2", has_avx2_fma, fma_peak::avx2::flops_per_round, fma_peak::avx2::run_rounds},
-    {"sse2", always, fma_peak::sse2::flops_per_round, fma_peak::sse2::run_rounds},
+    {isa::Isa::avx512f, fma_peak::avx512f::flops_per_round, fma_peak::avx512f::run_rounds},
+    {isa::Isa::avx2, fma_peak::avx2::flops_per_round, fma_peak::avx2::run_rounds},
+    {isa::Isa::sse2, fma_peak::sse2::flops_per_round, fma_peak::sse2::run_rounds},
 };
 
 const FmaKernel& best_kernel() {
-  static const FmaKernel& best = []() -> const FmaKernel& {
-    for (const FmaKernel& kernel : kKernels)
-      if (kernel.is_supported()) return kernel;
-    return kKernels[std::size(kKernels) - 1];
-  }();
+  static const FmaKernel& best = isa::widest_usable(std::span<const FmaKernel>(kKernels));
   return best;
 }
 
@@ -111,7 +102,7 @@ void fma_peak_benchmark(benchmark::State& state) {
   for (auto _ : state) run_on_arena(kernel, work);
   state.counters["GFLOPS"] =
       benchmark::Counter(work.flops(kernel) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(kernel.isa) + ", " + std::to_string(arena_threads()) + " threads");
+  state.SetLabel(std::string(isa::name(kernel.isa)) + ", " + std::to_string(arena_threads()) + " threads");
 }
 
 }  // namespace
@@ -121,7 +112,7 @@ double fma_peak_gflops() {
   return peak;
 }
 
-std::string_view fma_peak_isa() { return best_kernel().isa; }
+std::string_view fma_peak_isa() { return isa::name(best_kernel().isa); }
 
 void register_calibration_benchmarks() {
   register_guarded("calibration/fma_peak", fma_peak_benchmark)->UseRealTime();

@@ -19,7 +19,9 @@ void print_help() {
       "\nEnvironment:\n"
       "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"
       "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
-      "  TOKENIZER_DATA_DIR where the vocabularies and corpora are (default: data/ of the source)\n",
+      "  TOKENIZER_DATA_DIR where the vocabularies and corpora are (default: data/ of the source)\n"
+      "  TOKBENCH_MAX_ISA   the widest instruction set any kernel may use: sse2, avx2, avx512f or\n"
+      "                     avx512bw (default: the widest this CPU runs)\n",
       stdout);
 }
 

@@ -18,30 +18,30 @@ void run_with_current_kernels(const AttentionProblem& problem) { sdpa_flash_with
 class FlashIsaAgreement : public ::testing::TestWithParam<std::tuple<const simd::FlashIsa*, SdpaCase>> {};
 
 TEST_P(FlashIsaAgreement, MatchesReference) {
-  const auto& [isa, c] = GetParam();
-  if (!isa->is_supported()) GTEST_SKIP() << "this CPU does not run " << isa->name;
-  g_kernels = isa->kernels;
+  const auto& [entry, c] = GetParam();
+  if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
+  g_kernels = entry->kernels;
   EXPECT_TRUE(agrees_with_reference(c, run_with_current_kernels));
 }
 
 std::vector<const simd::FlashIsa*> all_isas() {
   std::vector<const simd::FlashIsa*> out;
-  for (const simd::FlashIsa& isa : simd::all_flash_isas()) out.push_back(&isa);
+  for (const simd::FlashIsa& entry : simd::all_flash_isas()) out.push_back(&entry);
   return out;
 }
 
 std::string isa_case_name(const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase>>& info) {
-  return std::string(std::get<0>(info.param)->name) + "_" + std::get<1>(info.param).label;
+  return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label;
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, FlashIsaAgreement,
                          ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(agreement_cases())),
                          isa_case_name);
 
-TEST(FlashIsas, BestIsTheFirstSupported) {
-  for (const simd::FlashIsa& isa : simd::all_flash_isas()) {
-    if (!isa.is_supported()) continue;
-    EXPECT_EQ(&simd::best_flash_isa(), &isa);
+TEST(FlashIsas, BestIsTheFirstUsable) {
+  for (const simd::FlashIsa& entry : simd::all_flash_isas()) {
+    if (!isa::is_usable(entry.isa)) continue;
+    EXPECT_EQ(&simd::best_flash_isa(), &entry);
     return;
   }
   FAIL() << "not even the sse2 baseline is supported";

@@ -51,12 +51,12 @@ const simd::FlashKernels* g_kernels = nullptr;
 void run_with_current_kernels(const AttentionProblem& problem) { sdpa_flash_with(*g_kernels, problem); }
 
 TEST(WorkspaceBytes, IsWhatEachFlashIsaAllocates) {
-  for (const simd::FlashIsa& isa : simd::all_flash_isas()) {
-    if (!isa.is_supported()) continue;
-    g_kernels = isa.kernels;
+  for (const simd::FlashIsa& entry : simd::all_flash_isas()) {
+    if (!isa::cpu_supports(entry.isa)) continue;
+    g_kernels = entry.kernels;
     for (const AttentionShape& shape : kShapes)
-      EXPECT_EQ(bytes_allocated_by(run_with_current_kernels, shape), flash_workspace_bytes_with(*isa.kernels, shape))
-          << isa.name << " with seq_q " << shape.seq_q << ", value_dim " << shape.value_dim;
+      EXPECT_EQ(bytes_allocated_by(run_with_current_kernels, shape), flash_workspace_bytes_with(*entry.kernels, shape))
+          << isa::name(entry.isa) << " with seq_q " << shape.seq_q << ", value_dim " << shape.value_dim;
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "process_runner.hpp"
 
@@ -22,12 +24,13 @@ double row_number(const std::string& json, const std::string& key) {
   return std::stod(m[1].str());
 }
 
-tokenizer::test::ProcessResult run_benches(const std::string& filter) {
+tokenizer::test::ProcessResult run_benches(const std::string& filter,
+                                           std::vector<std::pair<std::string, std::string>> env = {}) {
   return tokenizer::test::run_process(
       {TOKBENCH_BENCHES_BINARY,
        {"--benchmark_filter=" + filter, "--benchmark_min_time=0.01", "--benchmark_format=json"},
        "",
-       {}});
+       std::move(env)});
 }
 
 TEST(BenchesContext, NamesTheBuildAndTheFmaPeak) {
@@ -42,6 +45,22 @@ TEST(BenchesContext, NamesTheBuildAndTheFmaPeak) {
   const std::string peak = context_field(r.out, "fma_peak_gflops");
   ASSERT_TRUE(std::regex_match(peak, std::regex("[0-9]+\\.[0-9]"))) << peak;
   EXPECT_GT(std::stod(peak), 0.0);
+}
+
+// TOKBENCH_MAX_ISA caps every component's kernels alike.
+TEST(BenchesContext, TheIsaCapPinsEveryKernel) {
+  const tokenizer::test::ProcessResult r = run_benches("^calibration/fma_peak", {{"TOKBENCH_MAX_ISA", "sse2"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(context_field(r.out, "simd_isa"), "sse2");
+  EXPECT_EQ(context_field(r.out, "fma_peak_isa"), "sse2");
+}
+
+TEST(BenchesContext, AnUnknownIsaCapIsRefused) {
+  const tokenizer::test::ProcessResult r = run_benches("^calibration/fma_peak", {{"TOKBENCH_MAX_ISA", "avx9"}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("TOKBENCH_MAX_ISA=avx9: not an instruction set; one of sse2, avx2, avx512f, avx512bw"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(BenchesContext, PeakFractionIsGflopsOverTheContextPeak) {

@@ -18,13 +18,13 @@ struct ScannerCase {
   PatternKind kind;
   std::string_view pattern;
 
-  friend void PrintTo(const ScannerCase& c, std::ostream* os) { *os << c.scanners->isa << "/" << c.pattern; }
+  friend void PrintTo(const ScannerCase& c, std::ostream* os) { *os << isa::name(c.scanners->isa) << "/" << c.pattern; }
 };
 
 std::vector<ScannerCase> supported_cases() {
   std::vector<ScannerCase> cases;
   for (const simd::PieceBatchScanners& s : simd::all_piece_batch_scanners()) {
-    if (!s.is_supported()) continue;
+    if (!isa::cpu_supports(s.isa)) continue;
     cases.push_back({&s, PatternKind::r50k, kR50kPattern});
     cases.push_back({&s, PatternKind::cl100k, kCl100kPattern});
     cases.push_back({&s, PatternKind::o200k, kO200kPattern});
@@ -34,7 +34,7 @@ std::vector<ScannerCase> supported_cases() {
 
 std::string case_name(const ::testing::TestParamInfo<ScannerCase>& info) {
   static constexpr const char* kKinds[] = {"r50k", "cl100k", "o200k"};
-  return std::string(info.param.scanners->isa) + "_" + kKinds[static_cast<int>(info.param.kind)];
+  return std::string(isa::name(info.param.scanners->isa)) + "_" + kKinds[static_cast<int>(info.param.kind)];
 }
 
 // Texts long enough to be read in 64-byte windows: the shared random texts joined in groups (so
@@ -115,9 +115,8 @@ INSTANTIATE_TEST_SUITE_P(SupportedIsas, SimdScanner, ::testing::ValuesIn(support
 TEST(SimdScanners, BaselineIsAlwaysSupported) {
   const auto all = simd::all_piece_batch_scanners();
   ASSERT_FALSE(all.empty());
-  EXPECT_STREQ(all.back().isa, "sse2");
-  EXPECT_TRUE(all.back().is_supported());
-  EXPECT_TRUE(simd::best_piece_batch_scanners().is_supported());
+  EXPECT_EQ(all.back().isa, isa::Isa::sse2);
+  EXPECT_TRUE(isa::is_usable(simd::best_piece_batch_scanners().isa));
   EXPECT_EQ(simd::best_piece_batch_scanners().for_kind(PatternKind::regex), nullptr);
 }
 

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "attention/attention_problem.hpp"
+#include "isa/isa.hpp"
 #include "visible_keys.hpp"
 
 namespace attention::simd {
@@ -46,14 +47,13 @@ extern const FlashKernels kFlashKernels;
 }
 
 struct FlashIsa {
-  const char* name;
-  bool (*is_supported)();  // whether this CPU (and OS) runs that instruction set
+  isa::Isa isa;
   const FlashKernels* kernels;
 };
 
 // Every compiled instruction set, widest first: avx512f, avx2 (with FMA), sse2 (the x86-64 baseline).
 std::span<const FlashIsa> all_flash_isas();
-// The widest one this CPU supports, chosen once.
+// The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const FlashIsa& best_flash_isa();
 
 }  // namespace attention::simd

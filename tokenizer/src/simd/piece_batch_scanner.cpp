@@ -1,9 +1,5 @@
 #include "piece_batch_scanner.hpp"
 
-#include <xsimd/config/xsimd_cpuid.hpp>
-
-#include <iterator>
-
 namespace tokenizer::simd {
 
 // The entry points of each per-ISA translation unit (piece_scan_<isa>.cpp).
@@ -20,20 +16,11 @@ TOKENIZER_DECLARE_SCANNERS(avx512bw)
 
 namespace {
 
-bool has_avx512bw() {
-  // xsimd's avx512bw target also assumes AVX-512 F, CD and DQ.
-  const auto cpu = xsimd::available_architectures();
-  return cpu.avx512bw && cpu.avx512dq && cpu.avx512cd && cpu.avx512f;
-}
-bool has_avx2() { return xsimd::available_architectures().avx2; }
-bool always() { return true; }
-
 constexpr PieceBatchScanners kScanners[] = {
-    {"avx512bw", has_avx512bw, avx512bw::scan_pieces_r50k, avx512bw::scan_pieces_cl100k, avx512bw::scan_pieces_o200k},
-    {"avx2", has_avx2, avx2::scan_pieces_r50k, avx2::scan_pieces_cl100k, avx2::scan_pieces_o200k},
-    {"sse2", always, sse2::scan_pieces_r50k, sse2::scan_pieces_cl100k, sse2::scan_pieces_o200k},
+    {isa::Isa::avx512bw, avx512bw::scan_pieces_r50k, avx512bw::scan_pieces_cl100k, avx512bw::scan_pieces_o200k},
+    {isa::Isa::avx2, avx2::scan_pieces_r50k, avx2::scan_pieces_cl100k, avx2::scan_pieces_o200k},
+    {isa::Isa::sse2, sse2::scan_pieces_r50k, sse2::scan_pieces_cl100k, sse2::scan_pieces_o200k},
 };
-
 }  // namespace
 
 ScanPiecesFn PieceBatchScanners::for_kind(PatternKind kind) const {
@@ -49,11 +36,7 @@ ScanPiecesFn PieceBatchScanners::for_kind(PatternKind kind) const {
 std::span<const PieceBatchScanners> all_piece_batch_scanners() { return kScanners; }
 
 const PieceBatchScanners& best_piece_batch_scanners() {
-  static const PieceBatchScanners& best = [] () -> const PieceBatchScanners& {
-    for (const PieceBatchScanners& s : kScanners)
-      if (s.is_supported()) return s;
-    return kScanners[std::size(kScanners) - 1];
-  }();
+  static const PieceBatchScanners& best = isa::widest_usable(all_piece_batch_scanners());
   return best;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 
+#include "isa/isa.hpp"
 #include "tokenizer/pretokenizer.hpp"
 
 namespace tokenizer::simd {
@@ -28,8 +29,7 @@ using ScanPiecesFn = std::size_t (*)(const std::uint8_t* text, std::size_t size,
 
 // One instruction set's scanners, one per scanner-backed pattern.
 struct PieceBatchScanners {
-  const char* isa;
-  bool (*is_supported)();  // whether this CPU (and OS) runs that instruction set
+  isa::Isa isa;
   ScanPiecesFn r50k, cl100k, o200k;
 
   // nullptr for PatternKind::regex.
@@ -38,7 +38,7 @@ struct PieceBatchScanners {
 
 // Every compiled instruction set, widest first: avx512bw, avx2, sse2 (the x86-64 baseline).
 std::span<const PieceBatchScanners> all_piece_batch_scanners();
-// The widest one this CPU supports, chosen once.
+// The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const PieceBatchScanners& best_piece_batch_scanners();
 
 }  // namespace tokenizer::simd
