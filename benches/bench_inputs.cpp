@@ -101,6 +101,23 @@ std::string_view adversarial_base64() {
   return text;
 }
 
+std::span<const EncodingInput> encoding_inputs() {
+  static const EncodingInput inputs[] = {
+      {"short_encoding", short_text, "cl100k_base"},
+      {"medium_encoding", medium_text, "cl100k_base"},
+      {"long_encoding", long_text, "cl100k_base"},
+      {"short_encoding_o200k", short_text, "o200k_base"},
+      {"medium_encoding_o200k", medium_text, "o200k_base"},
+      {"long_encoding_o200k", long_text, "o200k_base"},
+      {"multilingual_encoding", multilingual_text, "cl100k_base"},
+      {"adversarial_encoding/letters", adversarial_letters, "cl100k_base"},
+      {"adversarial_encoding/digits", adversarial_digits, "cl100k_base"},
+      {"adversarial_encoding/spaces", adversarial_spaces, "cl100k_base"},
+      {"adversarial_encoding/base64", adversarial_base64, "cl100k_base"},
+  };
+  return inputs;
+}
+
 std::vector<std::string_view> line_parts(std::string_view text, std::size_t count) {
   std::vector<std::string_view> parts;
   std::size_t begin = 0;

@@ -44,6 +44,19 @@ std::string_view adversarial_base64();
 inline constexpr std::size_t kBatchDocuments = 256;
 std::span<const std::string_view> batch_documents();
 
+// One input of the encoding families: the family's name, its text and its encoding.
+struct EncodingInput {
+  std::string family;
+  std::string_view (*text)();
+  std::string encoding;
+};
+
+// Every encoding family, in the order the benchmarks register them: short_encoding,
+// medium_encoding and long_encoding (cl100k_base), the same three with the suffix _o200k
+// (o200k_base), multilingual_encoding and adversarial_encoding/{letters,digits,spaces,base64}
+// (cl100k_base). build/benches and build/bench_counts name their runs FAMILY/ENCODER.
+std::span<const EncodingInput> encoding_inputs();
+
 // `text` cut into `count` consecutive parts that are the whole text together: part i starts at
 // the first line start at or after byte i * (text size / count).
 std::vector<std::string_view> line_parts(std::string_view text, std::size_t count);

@@ -14,8 +14,9 @@ void print_help() {
   benchmark::PrintDefaultHelp();
   std::fputs(
       "\nBenchmark families (see README.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
-      "pretokenization/<scanner>, calibration/fma_peak, sdpa/<implementation>/batch:B/heads:H/\n"
-      "seq_q:S/seq_k:S/dim:D/causal:C (CPU implementations and, with an OpenCL device, opencl_*).\n"
+      "pretokenization/<scanner>, vocabulary_load/<encoding>, decode/long_encoding,\n"
+      "calibration/fma_peak, sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
+      "(CPU implementations and, with an OpenCL device, opencl_*).\n"
       "\nEnvironment:\n"
       "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"
       "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     benches::register_encoding_benchmarks();
     benches::register_batch_benchmarks();
     benches::register_pretokenization_benchmarks();
+    benches::register_vocabulary_benchmarks();
     benches::register_calibration_benchmarks();
     benches::register_sdpa_benchmarks();
     benches::register_opencl_sdpa_benchmarks();

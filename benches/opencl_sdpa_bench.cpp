@@ -95,7 +95,7 @@ void register_opencl_sdpa_benchmarks() {
       if (algorithm.name == "opencl_naive" && seq > kNaiveMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
         for (const bool causal : {false, true}) {
-          register_guarded(sdpa_benchmark_name(algorithm.name, seq, dim, causal), run_kernels, &algorithm, seq, dim,
+          register_guarded(sdpa_benchmark_name(algorithm.name, sdpa_shape(seq, dim), causal), run_kernels, &algorithm, seq, dim,
                            causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond);
@@ -106,7 +106,7 @@ void register_opencl_sdpa_benchmarks() {
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
     if (implementation.name == "opencl_naive") continue;
     const std::string family = std::string(implementation.name) + "_end_to_end";
-    register_guarded(sdpa_benchmark_name(family, kEndToEndSeq, kEndToEndDim, false), run_end_to_end, &implementation)
+    register_guarded(sdpa_benchmark_name(family, sdpa_shape(kEndToEndSeq, kEndToEndDim), false), run_end_to_end, &implementation)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }

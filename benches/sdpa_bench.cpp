@@ -54,7 +54,7 @@ void register_sdpa_benchmarks() {
       if (implementation.name == "reference" && seq > kReferenceMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
         for (const bool causal : {false, true}) {
-          register_guarded(sdpa_benchmark_name(implementation.name, seq, dim, causal), run_sdpa, &implementation,
+          register_guarded(sdpa_benchmark_name(implementation.name, sdpa_shape(seq, dim), causal), run_sdpa, &implementation,
                            sdpa_shape(seq, dim),
                            causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none)
               ->UseRealTime()

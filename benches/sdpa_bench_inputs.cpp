@@ -40,10 +40,12 @@ attention::AttentionShape sdpa_shape(std::size_t seq, std::size_t dim) {
                                    .value_dim = dim};
 }
 
-std::string sdpa_benchmark_name(std::string_view implementation, std::size_t seq, std::size_t dim, bool causal) {
-  return "sdpa/" + std::string(implementation) + "/batch:" + std::to_string(kSdpaBatch) +
-         "/heads:" + std::to_string(kSdpaHeads) + "/seq_q:" + std::to_string(seq) + "/seq_k:" + std::to_string(seq) +
-         "/dim:" + std::to_string(dim) + "/causal:" + (causal ? "1" : "0");
+std::string sdpa_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape, bool causal) {
+  const std::string kv_heads = shape.kv_heads == shape.heads ? "" : "/kv_heads:" + std::to_string(shape.kv_heads);
+  return "sdpa/" + std::string(implementation) + "/batch:" + std::to_string(shape.batch) +
+         "/heads:" + std::to_string(shape.heads) + kv_heads + "/seq_q:" + std::to_string(shape.seq_q) +
+         "/seq_k:" + std::to_string(shape.seq_k) + "/dim:" + std::to_string(shape.head_dim) +
+         "/causal:" + (causal ? "1" : "0");
 }
 
 double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal) {

@@ -23,9 +23,10 @@ inline constexpr std::size_t kSdpaHeadDims[] = {64, 128};
 // head_dim = value_dim = dim.
 attention::AttentionShape sdpa_shape(std::size_t seq, std::size_t dim);
 
-// sdpa/<implementation>/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C (Google Benchmark may
-// append /real_time or /manual_time).
-std::string sdpa_benchmark_name(std::string_view implementation, std::size_t seq, std::size_t dim, bool causal);
+// sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:T/dim:D/causal:C, with /kv_heads:K after
+// heads where K differs from H (Google Benchmark may append /real_time or /manual_time). D is the
+// head dimension, which the named shapes share with the value dimension.
+std::string sdpa_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape, bool causal);
 
 // FlashAttention's count: 2·batch·heads·seq_q·seq_k·(head_dim + value_dim) per call (Q Kᵀ and
 // P V, two flops per multiply-add; the softmax is not counted), halved for any causal mask.
