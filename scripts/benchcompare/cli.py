@@ -6,6 +6,8 @@ import sys
 
 from .benchmark_run import load_benchmark_run, restricted_to, without_benchmarks_missing_from
 from .comparison_report import compare_runs
+from .count_comparison import DEFAULT_THRESHOLDS, compare_counts, render_count_report
+from .instruction_count_run import load_counts
 from .machine_fingerprint import FINGERPRINT_FIELDS
 from .mann_whitney import EXACT_MAX_PER_SIDE, smallest_p_value
 from .wilcoxon_signed_rank import EXACT_MAX_PAIRS
@@ -60,7 +62,15 @@ drift: the median over all benchmarks of the change of their medians (at least 5
 by which the current times are divided before they are compared. A slow phase of a shared host
 moves every benchmark alike and cancels; a regression of some benchmarks stands out. A change
 that slows all benchmarks alike cancels too: the speedup ratios, and a calibration benchmark
-among them that no code change moves (its change shows against the drift), tell those."""
+among them that no code change moves (its change shows against the drift), tell those.
+
+With --counts, BASELINE and CURRENT are runs of the instruction-count gate (scripts/counts run,
+scripts/bench --counts): one count of instructions per workload, which repeats exactly for the
+same code, compiler and instruction set. No statistics: a workload regressed if its count grew
+by more than its limit (default 1%; --min-effect and --min-effects-file set limits per workload
+as for times), and improved if it shrank by more. Runs made with another compiler, build type or
+ISA cap are refused (exit status 2), as is a workload of the baseline missing from CURRENT;
+workloads only in CURRENT are listed as not compared."""
 
 EPILOG = """\
 default minimum effects (PATTERN=PCT, the last matching rule wins):
@@ -82,6 +92,8 @@ exit status:
 
 def main(argv=None):
     arguments = _parse_arguments(argv)
+    if arguments.counts:
+        return _compare_counts(arguments)
     problems = []
     runs = []
     for path in (arguments.baseline, arguments.current):
@@ -110,6 +122,21 @@ def main(argv=None):
               f"only in {arguments.current}, which the baseline does not have yet: "
               f"{', '.join(new_benchmarks)}\n")
     print(render_report(report, arguments.markdown))
+    return EXIT_REGRESSION if report.regressions() else EXIT_NO_REGRESSION
+
+
+def _compare_counts(arguments):
+    try:
+        runs = [load_counts(path) for path in (arguments.baseline, arguments.current)]
+        if arguments.filter:
+            runs = [(context, {name: count for name, count in counts.items() if arguments.filter.search(name)})
+                    for context, counts in runs]
+        report = compare_counts(*runs, DEFAULT_THRESHOLDS + arguments.min_effects_file + tuple(arguments.min_effect))
+    except UnusableInput as error:
+        for problem in error.messages:
+            print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE_INPUT
+    print(render_count_report(report, arguments.markdown))
     return EXIT_REGRESSION if report.regressions() else EXIT_NO_REGRESSION
 
 
@@ -154,6 +181,8 @@ def _parse_arguments(argv):
                         "the ratios of the pairs (see above)")
     parser.add_argument("--ratios-only", action="store_true",
                         help="gate on the speedup ratios only; changes of times are information")
+    parser.add_argument("--counts", action="store_true",
+                        help="compare instruction counts (runs of scripts/bench --counts; see above)")
     parser.add_argument("--drift", action="store_true",
                         help="divide the machine's drift, the median change of all benchmarks, "
                         "out of the current times before comparing them (see above)")
@@ -164,6 +193,8 @@ def _parse_arguments(argv):
                         "pairs all on one side give p = 2/32 = 0.0625) (default: 5, with "
                         "--paired 6)")
     arguments = parser.parse_args(argv)
+    if arguments.counts and (arguments.paired or arguments.drift or arguments.ratios_only):
+        parser.error("--counts compares exact counts: it takes neither --paired, --drift nor --ratios-only")
     if arguments.drift and arguments.paired:
         parser.error("--drift and --paired: the pairs of paired runs cancel the drift already")
     if arguments.min_repetitions is None:

@@ -7,9 +7,11 @@ from pathlib import Path
 from .benchmark_counters import COUNTERS, counter_samples
 from .benchmark_matching import common_benchmarks
 from .benchmark_run import load_benchmark_run, restricted_to
-from .chart_panels import bar_count, comparison_panels, comparison_subtitle, single_run_panels
+from .chart_panels import bar_count, comparison_panels, comparison_subtitle, count_panels, single_run_panels
 from .cli import EXIT_UNUSABLE_INPUT, regular_expression
 from .comparison_report import compare_runs
+from .count_comparison import DEFAULT_THRESHOLDS, compare_counts
+from .instruction_count_run import load_counts
 from .minimum_effects import DEFAULT_MINIMUM_EFFECTS
 from .speedup_ratios import SPEEDUP_RATIOS
 from .unusable_input import UnusableInput
@@ -22,7 +24,7 @@ ALPHA = 0.05
 MIN_REPETITIONS = 5
 
 USAGE = """\
-scripts/plot [-h] BASELINE.json CURRENT.json -o OUT.png [--title T] [--filter REGEX]
+scripts/plot [-h] BASELINE.json CURRENT.json -o OUT.png [--title T] [--filter REGEX] [--counts]
        scripts/plot [-h] RUN.json -o OUT.png [--title T] [--filter REGEX]"""
 
 DESCRIPTION = """\
@@ -43,6 +45,11 @@ the default minimum effects below, at least {repetitions} repetitions per benchm
     the baseline's minimum-effect band shaded.
   The panel that gates (the times on one machine, the ratios when the machine fingerprints
   differ) says so, as compare does; changes that do not gate read `(info)`.
+
+With --counts, two runs of the instruction-count gate (scripts/bench --counts): one bar per
+workload, baseline count / current count on the same log axis, coloured by scripts/compare
+--counts' verdict with its default limits (more instructions than the limit allows: red), the
+limit shaded.
 
 One run, RUN: per family, the median speedup of each member over its reference (the pairs
 above) with whiskers from the smallest to the largest repetition, and a panel of bars for each
@@ -72,19 +79,10 @@ exit status:
 def main(argv=None):
     arguments = _parse_arguments(argv)
     problems = _output_problems(arguments.output)
-    runs = []
-    for path in arguments.runs:
-        try:
-            run = load_benchmark_run(path)
-            runs.append(restricted_to(run, arguments.filter) if arguments.filter else run)
-        except UnusableInput as error:
-            problems += error.messages
-    if not problems:
-        try:
-            title, subtitle, panels = (_comparison(*runs) if len(runs) == 2
-                                       else _single_run(runs[0], arguments.filter))
-        except UnusableInput as error:
-            problems += error.messages
+    try:
+        title, subtitle, panels = _panels(arguments)
+    except UnusableInput as error:
+        problems += error.messages
     if problems:
         return _fail(problems)
     try:
@@ -102,6 +100,23 @@ def main(argv=None):
     return EXIT_PLOTTED
 
 
+def _panels(arguments):
+    """(title, subtitle, panels) of what the arguments ask to draw; raises UnusableInput naming
+    every problem of every input."""
+    if arguments.counts:
+        return _count_comparison(*arguments.runs, arguments.filter)
+    runs, problems = [], []
+    for path in arguments.runs:
+        try:
+            run = load_benchmark_run(path)
+            runs.append(restricted_to(run, arguments.filter) if arguments.filter else run)
+        except UnusableInput as error:
+            problems += error.messages
+    if problems:
+        raise UnusableInput(problems)
+    return _comparison(*runs) if len(runs) == 2 else _single_run(runs[0], arguments.filter)
+
+
 def _comparison(baseline, current):
     report = compare_runs(baseline, current, ALPHA, DEFAULT_MINIMUM_EFFECTS, MIN_REPETITIONS)
     names = [Path(run.path).name for run in (current, baseline)]
@@ -109,6 +124,20 @@ def _comparison(baseline, current):
         names = [current.path, baseline.path]
     title = f"{names[0]} against {names[1]}"
     return title, comparison_subtitle(report), comparison_panels(report)
+
+
+def _count_comparison(baseline_path, current_path, pattern):
+    runs = [load_counts(path) for path in (baseline_path, current_path)]
+    if pattern:
+        runs = [(context, {name: count for name, count in counts.items() if pattern.search(name)})
+                for context, counts in runs]
+    report = compare_counts(*runs, DEFAULT_THRESHOLDS)
+    if not report.comparisons:
+        raise UnusableInput(["no workload in common: nothing to plot"])
+    context = runs[1][0]
+    subtitle = (f"Instruction counts (callgrind), {context.get('compiler', '?')}, "
+                f"TOKBENCH_MAX_ISA={context.get('isa_cap', '?')}: {len(report.regressions())} regressions")
+    return f"{Path(current_path).name} against {Path(baseline_path).name}", subtitle, count_panels(report)
 
 
 def _single_run(run, pattern):
@@ -169,7 +198,11 @@ def _parse_arguments(argv):
     parser.add_argument("--filter", metavar="REGEX", type=regular_expression,
                         help="draw only the benchmarks whose names REGEX finds, in every run, "
                         "as --benchmark_filter and scripts/compare --filter select them")
+    parser.add_argument("--counts", action="store_true",
+                        help="BASELINE.json CURRENT.json are instruction counts (see above)")
     arguments = parser.parse_args(argv)
+    if arguments.counts and len(arguments.runs) != 2:
+        parser.error("--counts draws a comparison: give BASELINE.json CURRENT.json")
     if len(arguments.runs) > 2:
         parser.error(f"{len(arguments.runs)} runs given: give BASELINE.json CURRENT.json to "
                      "compare two, or RUN.json to draw one")

@@ -1,0 +1,120 @@
+#include "counted_workloads.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "attention/implementation_registry.hpp"
+#include "bench_inputs.hpp"
+#include "pretokenization_scans.hpp"
+#include "sdpa_bench_inputs.hpp"
+
+namespace benches {
+
+namespace {
+
+// Short inputs repeat so that their count is the steady state of many calls, as the benchmarks
+// measure it, and large enough that a change of a few instructions a call still shows.
+int iterations_for(std::size_t input_bytes) {
+  if (input_bytes < 1024) return 100;
+  if (input_bytes < 64 * 1024) return 10;
+  return 1;
+}
+
+void add_encoding_workloads(std::vector<CountedWorkload>& out) {
+  for (const EncodingInput& input : encoding_inputs()) {
+    for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
+      out.push_back({input.family + "/" + std::string(encoder->name), iterations_for(input.text().size()),
+                     [&input, encoder] {
+                       const tokenizer::Tokenizer& tok = tokenizer_for(input.encoding);
+                       auto ids = std::make_shared<std::vector<tokenizer::Rank>>();
+                       return std::function<void()>([&tok, encoder, ids, text = input.text()] {
+                         ids->clear();
+                         encoder->encode(tok, text, *ids);
+                         benchmark::DoNotOptimize(ids->data());
+                       });
+                     }});
+    }
+  }
+  for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
+    out.push_back({"encode_batch/" + std::string(encoder->name), 1, [encoder] {
+                     const tokenizer::Tokenizer& tok = tokenizer_for("cl100k_base");
+                     return std::function<void()>([&tok, encoder] {
+                       const auto ids = tok.encode_batch(batch_documents(), *encoder);
+                       benchmark::DoNotOptimize(ids.data());
+                     });
+                   }});
+  }
+}
+
+void add_tokenizer_workloads(std::vector<CountedWorkload>& out) {
+  for (const PreTokenizationScan& scan : pretokenization_scans()) {
+    out.push_back({std::string("pretokenization/") + scan.name, 1, [&scan] {
+                     return std::function<void()>([pass = scan.prepare()] { benchmark::DoNotOptimize(pass()); });
+                   }});
+  }
+  for (const std::string& name : tokenizer::Vocabulary::builtin_names()) {
+    out.push_back({"vocabulary_load/" + name, 1, [name] {
+                     return std::function<void()>([name] {
+                       const tokenizer::Vocabulary vocabulary = tokenizer::Vocabulary::builtin(name);
+                       benchmark::DoNotOptimize(&vocabulary);
+                     });
+                   }});
+  }
+  out.push_back({"decode/long_encoding", 1, [] {
+                   const tokenizer::Tokenizer& tok = tokenizer_for("cl100k_base");
+                   auto ids = std::make_shared<const std::vector<tokenizer::Rank>>(tok.encode_ordinary(long_text()));
+                   return std::function<void()>([&tok, ids] {
+                     const std::string text = tok.decode(*ids);
+                     benchmark::DoNotOptimize(text.data());
+                   });
+                 }});
+}
+
+// Two grouped-query shapes: four query heads a key/value head at seq 128, and two at seq 100,
+// whose rows and keys fill no kernel tile evenly.
+constexpr attention::AttentionShape kCountedSdpaShapes[] = {
+    {.batch = 1, .heads = 8, .kv_heads = 2, .seq_q = 128, .seq_k = 128, .head_dim = 64, .value_dim = 64},
+    {.batch = 2, .heads = 4, .kv_heads = 2, .seq_q = 100, .seq_k = 100, .head_dim = 128, .value_dim = 128},
+};
+
+void add_sdpa_workloads(std::vector<CountedWorkload>& out) {
+  for (const attention::Implementation& implementation : attention::cpu_implementations()) {
+    if (!implementation.is_supported()) continue;
+    for (const attention::AttentionShape& shape : kCountedSdpaShapes) {
+      for (const bool causal : {false, true}) {
+        out.push_back({sdpa_benchmark_name(implementation.name, shape, causal), 1, [&implementation, shape, causal] {
+                         SdpaBuffers& buffers = sdpa_buffers_for(shape);
+                         const attention::AttentionProblem problem{
+                             .shape = shape,
+                             .q = buffers.q,
+                             .k = buffers.k,
+                             .v = buffers.v,
+                             .mask = {},
+                             .causal = causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none,
+                             .scale = std::nullopt,
+                             .out = buffers.out};
+                         return std::function<void()>([&implementation, problem] {
+                           implementation.run(problem);
+                           benchmark::DoNotOptimize(problem.out.data());
+                         });
+                       }});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<CountedWorkload> counted_workloads() {
+  std::vector<CountedWorkload> out;
+  add_encoding_workloads(out);
+  add_tokenizer_workloads(out);
+  add_sdpa_workloads(out);
+  return out;
+}
+
+}  // namespace benches
