@@ -70,15 +70,18 @@ def count_workloads(binary, workloads, data_dir, jobs, progress):
     is called as each finishes. Raises UnusableInput if valgrind or a workload fails."""
     binary = Path(binary).resolve()
     with tempfile.TemporaryDirectory(prefix="tokbench-counts-") as scratch:
-        # Every process runs in a folder of the same name with the data folder linked as "data",
-        # so that paths the workload builds are the same length in every checkout.
+        # Every process runs in a folder of the same name, with the data folder linked as "data"
+        # and the program as "bench_counts", so that the paths it is given and builds (its argv[0],
+        # which lies on its stack) are the same in every checkout: from two checkouts, loading a
+        # vocabulary counted up to 224 instructions apart when the program ran by its own path.
         workdir = Path(scratch) / "run"
         workdir.mkdir()
         (workdir / "data").symlink_to(Path(data_dir).resolve())
+        (workdir / "bench_counts").symlink_to(binary)
         done = []
 
         def count(indexed):
-            result = _count_one(binary, *indexed, workdir)
+            result = _count_one(*indexed, workdir)
             done.append(result)
             progress(len(done), len(workloads), result)
             return result
@@ -87,10 +90,10 @@ def count_workloads(binary, workloads, data_dir, jobs, progress):
             return list(pool.map(count, enumerate(workloads)))
 
 
-def _count_one(binary, index, workload, workdir):
+def _count_one(index, workload, workdir):
     out = workdir.parent / f"callgrind.{index}.out"
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
-               f"--callgrind-out-file={out}", str(binary), workload.name]
+               f"--callgrind-out-file={out}", "./bench_counts", workload.name]
     start = time.monotonic()
     _run(command, f"counting {workload.name}", env=ENVIRONMENT, cwd=workdir)
     seconds = time.monotonic() - start
