@@ -35,6 +35,16 @@ class ArgumentTest(unittest.TestCase):
         self.assert_usage_error(["--against", "HEAD", "--save-baseline"], message)
         self.assert_usage_error(["--against", "HEAD", "--no-compare"], message)
 
+    def test_pairing_is_abba_or_duet_and_needs_against(self):
+        self.assert_usage_error(["--against", "HEAD", "--pairing", "trio"], "--pairing is abba or duet")
+        self.assert_usage_error(["--pairing", "duet"], "--pairing goes with --against")
+
+    def test_counts_take_no_timing_options(self):
+        message = "--counts takes only --save-baseline, --no-compare and --benchmark_filter"
+        self.assert_usage_error(["--counts", "--quick"], message)
+        self.assert_usage_error(["--counts", "--against", "HEAD"], message)
+        self.assert_usage_error(["--counts", "--benchmark_min_time=1"], message)
+
     def test_repetitions_must_be_a_count(self):
         self.assert_usage_error(["--repetitions", "x"], "--repetitions needs a positive count")
 
@@ -42,7 +52,7 @@ class ArgumentTest(unittest.TestCase):
         result = run_bench("--help")
         self.assertEqual(result.returncode, 0)
         for option in ("--quick", "--save-baseline", "--no-compare", "--ratios-only", "--repetitions N",
-                       "--against REV", "paired_minimum_effects"):
+                       "--against REV", "paired_minimum_effects", "--pairing P", "--counts"):
             self.assertIn(option, result.stdout)
 
 
