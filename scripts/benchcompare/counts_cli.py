@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .callgrind_counting import ISA_CAP, count_workloads, list_workloads, read_context
+from .cli import regular_expression
 from .instruction_count_run import COUNTER, KEY_FIELDS, counts_document, dumps, load_counts
 from .unusable_input import UnusableInput
 
@@ -91,7 +92,7 @@ def _parse_arguments(argv):
                         help="run: the bench_counts program (default: %(default)s)")
     parser.add_argument("--data-dir", type=Path, default=REPOSITORY / "data",
                         help="run: the vocabularies and corpora (default: %(default)s)")
-    parser.add_argument("--filter", type=_regular_expression,
+    parser.add_argument("--filter", type=regular_expression,
                         help="run: only the workloads whose names REGEX finds")
     parser.add_argument("--jobs", type=_positive, default=1, help="run: processes at a time (default: 1)")
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIRECTORY,
@@ -102,13 +103,6 @@ def _parse_arguments(argv):
     if arguments.command != "run" and arguments.run is None:
         parser.error(f"{arguments.command} needs a counting run (RUN)")
     return arguments
-
-
-def _regular_expression(text):
-    try:
-        return re.compile(text)
-    except re.error as error:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {error}") from None
 
 
 def _positive(text):

@@ -15,17 +15,11 @@
 
 namespace {
 
+using tokenizer::test::lines_of;
 using tokenizer::test::ProcessResult;
 using tokenizer::test::run_process;
 
 ProcessResult bench_counts(const std::vector<std::string>& args) { return run_process({TOKBENCH_BENCH_COUNTS_BINARY, args, "", {}}); }
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 TEST(BenchCounts, EveryWorkloadIsABenchmarkLessItsClockOrANewSdpaShape) {
   const ProcessResult list = bench_counts({"--list"});

@@ -16,13 +16,6 @@ tokenizer::test::ProcessResult run_ratios(std::vector<std::string> args) {
   return tokenizer::test::run_process({TOKBENCH_ENCODER_RATIOS_BINARY, std::move(args), "", {}});
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 TEST(EncoderRatios, HelpGoesToStandardOutput) {
   const tokenizer::test::ProcessResult r = run_ratios({"--help"});
   EXPECT_EQ(r.exit_code, 0);
@@ -60,7 +53,7 @@ TEST(EncoderRatios, UnknownEncodingIsNamed) {
 TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
   const tokenizer::test::ProcessResult r = run_ratios({"--rounds", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<std::string> lines = lines_of(r.out);
+  const std::vector<std::string> lines = tokenizer::test::lines_of(r.out);
   ASSERT_EQ(lines.size(), 13u) << r.out;
   EXPECT_EQ(lines[0].rfind("cl100k_base, 3 rounds;", 0), 0u) << lines[0];
   ASSERT_TRUE(std::regex_match(lines[1], std::regex("input +serial( +[a-z_]+)+"))) << lines[1];

@@ -27,4 +27,7 @@ struct ProcessSpec {
 // Throws std::runtime_error if the process cannot be started.
 ProcessResult run_process(const ProcessSpec& spec);
 
+// The lines of a program's output, without their newlines.
+std::vector<std::string> lines_of(const std::string& output);
+
 }  // namespace tokenizer::test
