@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .baseline_store import find_baseline, find_minimum_effects, save_baseline
 from .benchmark_run import load_benchmark_run
-from .unusable_input import UnusableInput
+from .unusable_input import UnusableInput, print_problems
 
 PROGRAM = "scripts/baselines"
 DEFAULT_DIRECTORY = Path(__file__).resolve().parents[2] / "data" / "baselines"
@@ -63,8 +63,7 @@ def main(argv=None):
             for old in replaced:
                 print(f"{PROGRAM}: replaced {old.name}", file=sys.stderr)
     except UnusableInput as error:
-        for message in error.messages:
-            print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+        print_problems(PROGRAM, error.messages)
         return 2
     print(path)
     return 0

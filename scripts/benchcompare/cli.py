@@ -2,7 +2,6 @@
 
 import argparse
 import re
-import sys
 
 from .benchmark_run import load_benchmark_run, restricted_to, without_benchmarks_missing_from
 from .comparison_report import compare_runs
@@ -15,7 +14,7 @@ from .wilcoxon_signed_rank import smallest_p_value as smallest_paired_p_value
 from .minimum_effects import DEFAULT_MINIMUM_EFFECTS, parse_minimum_effect, read_minimum_effects
 from .report_rendering import render_report
 from .speedup_ratios import SPEEDUP_RATIOS
-from .unusable_input import UnusableInput
+from .unusable_input import UnusableInput, print_problems
 
 PROGRAM = "scripts/compare"
 EXIT_NO_REGRESSION = 0
@@ -114,8 +113,7 @@ def main(argv=None):
         except UnusableInput as error:
             problems += error.messages
     if problems:
-        for problem in problems:
-            print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
+        print_problems(PROGRAM, problems)
         return EXIT_UNUSABLE_INPUT
     if new_benchmarks:
         print(f"Not compared: {len(new_benchmarks)} benchmark{'s' if len(new_benchmarks) != 1 else ''} "
@@ -133,8 +131,7 @@ def _compare_counts(arguments):
                     for context, counts in runs]
         report = compare_counts(*runs, DEFAULT_THRESHOLDS + arguments.min_effects_file + tuple(arguments.min_effect))
     except UnusableInput as error:
-        for problem in error.messages:
-            print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
+        print_problems(PROGRAM, error.messages)
         return EXIT_UNUSABLE_INPUT
     print(render_count_report(report, arguments.markdown))
     return EXIT_REGRESSION if report.regressions() else EXIT_NO_REGRESSION

@@ -3,13 +3,12 @@
 import argparse
 import re
 import shutil
-import sys
 from pathlib import Path
 
 from .callgrind_counting import ISA_CAP, count_workloads, list_workloads, read_context
 from .cli import regular_expression
 from .instruction_count_run import COUNTER, KEY_FIELDS, counts_document, dumps, load_counts
-from .unusable_input import UnusableInput
+from .unusable_input import UnusableInput, print_problems
 
 PROGRAM = "scripts/counts"
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -56,8 +55,7 @@ def main(argv=None):
             arguments.dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(arguments.run, path)
     except UnusableInput as error:
-        for message in error.messages:
-            print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+        print_problems(PROGRAM, error.messages)
         return 2
     print(path)
     return 0

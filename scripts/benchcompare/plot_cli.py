@@ -14,7 +14,7 @@ from .count_comparison import DEFAULT_THRESHOLDS, compare_counts
 from .instruction_count_run import load_counts
 from .minimum_effects import DEFAULT_MINIMUM_EFFECTS
 from .speedup_ratios import SPEEDUP_RATIOS
-from .unusable_input import UnusableInput
+from .unusable_input import UnusableInput, print_problems
 
 PROGRAM = "scripts/plot"
 EXIT_PLOTTED = 0
@@ -171,8 +171,7 @@ def _output_problems(output):
 
 
 def _fail(problems):
-    for problem in problems:
-        print(f"{PROGRAM}: error: {problem}", file=sys.stderr)
+    print_problems(PROGRAM, problems)
     return EXIT_UNUSABLE_INPUT
 
 

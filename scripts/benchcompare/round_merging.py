@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .benchmark_run import read_document
-from .unusable_input import UnusableInput
+from .unusable_input import UnusableInput, print_problems
 
 
 def merge_rounds(round_paths):
@@ -42,8 +42,7 @@ def main(argv):
     try:
         merged = merge_rounds(argv[1:])
     except UnusableInput as error:
-        for message in error.messages:
-            print(f"round_merging.py: error: {message}", file=sys.stderr)
+        print_problems("round_merging.py", error.messages)
         return 2
     Path(argv[0]).write_text(json.dumps(merged, indent=1), encoding="utf-8")
     return 0
