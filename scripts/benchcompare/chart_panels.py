@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .benchmark_counters import COUNTERS
-from .count_comparison import FEWER, MORE, SAME
+from .count_comparison import VERDICT_WORDS
 from .report_rendering import format_p_value, format_speedup
 from .speedup_ratios import ratio_samples
 from .unusable_input import UnusableInput
@@ -104,14 +104,14 @@ def count_panels(report):
     """The instruction-count comparison of scripts/compare --counts: per workload, baseline count
     / current count on the speedup axis, coloured by the gate's verdict (more instructions is
     `slower`), the counts within the workload's limit shaded."""
-    verdicts = {MORE: Verdict.SLOWER, FEWER: Verdict.FASTER, SAME: Verdict.SAME}
     bars = []
     for comparison in report.comparisons:
         ratio = comparison.baseline / comparison.current
         limit = comparison.threshold
         band = (1 / (1 + limit), 1 / (1 - limit) if limit < 1 else None)
-        text = f"{format_speedup(ratio)}  {comparison.verdict} (instructions {comparison.change * 100:+.2f}%)"
-        bars.append(Bar(comparison.name, ratio, text, verdicts[comparison.verdict], band))
+        text = (f"{format_speedup(ratio)}  {VERDICT_WORDS[comparison.verdict]} "
+                f"(instructions {comparison.change * 100:+.2f}%)")
+        bars.append(Bar(comparison.name, ratio, text, comparison.verdict, band))
     return [Panel("Instructions per workload: baseline count / current count (gates)",
                   "> 1: current runs fewer instructions; shaded: within the limit", bars,
                   log_scale=True, symmetric=True)]

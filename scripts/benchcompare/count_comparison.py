@@ -7,11 +7,12 @@ from .instruction_count_run import KEY_FIELDS
 from .minimum_effects import MinimumEffect, minimum_effect_for
 from .tables import Table, render_markdown_table, render_text_table
 from .unusable_input import UnusableInput
-from .verdicts import ROUNDING_TOLERANCE
+from .verdicts import Verdict, verdict_of_change
 
 DEFAULT_THRESHOLDS = (MinimumEffect("*", 1.0, "instruction counts repeat exactly"),)
 
-MORE, FEWER, SAME = "more", "fewer", "same"
+# How the report words each verdict: more instructions is the regression.
+VERDICT_WORDS = {Verdict.SLOWER: "more", Verdict.FASTER: "fewer", Verdict.SAME: "same"}
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class CountComparison:
     current: int
     change: float  # current / baseline - 1
     threshold: float  # fraction of the baseline a change must exceed
-    verdict: str  # MORE (a regression), FEWER (an improvement) or SAME
+    verdict: Verdict  # SLOWER: more instructions, a regression
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class CountReport:
     not_compared: list  # workloads only in the current run
 
     def regressions(self):
-        return [comparison for comparison in self.comparisons if comparison.verdict == MORE]
+        return [comparison for comparison in self.comparisons if comparison.verdict is Verdict.SLOWER]
 
 
 def compare_counts(baseline, current, rules):
@@ -51,13 +52,7 @@ def compare_counts(baseline, current, rules):
         now = current_counts[name]
         change = now / base - 1
         threshold = minimum_effect_for(name, rules)
-        if change > threshold + ROUNDING_TOLERANCE:
-            verdict = MORE
-        elif change < -threshold - ROUNDING_TOLERANCE:
-            verdict = FEWER
-        else:
-            verdict = SAME
-        comparisons.append(CountComparison(name, base, now, change, threshold, verdict))
+        comparisons.append(CountComparison(name, base, now, change, threshold, verdict_of_change(change, threshold)))
     return CountReport(comparisons, [name for name in current_counts if name not in baseline_counts])
 
 
@@ -65,7 +60,9 @@ def render_count_report(report, markdown=False):
     render_table = render_markdown_table if markdown else render_text_table
     rows = []
     for comparison in report.comparisons:
-        verdict = f"**{comparison.verdict}**" if markdown and comparison.verdict == MORE else comparison.verdict
+        verdict = VERDICT_WORDS[comparison.verdict]
+        if markdown and comparison.verdict is Verdict.SLOWER:
+            verdict = f"**{verdict}**"
         rows.append([f"`{comparison.name}`" if markdown else comparison.name, f"{comparison.baseline:,}",
                      f"{comparison.current:,}", f"{comparison.change * 100:+.3f}%",
                      f"{comparison.threshold * 100:g}%", verdict])
@@ -77,8 +74,8 @@ def render_count_report(report, markdown=False):
                         f"{'s' if len(report.not_compared) != 1 else ''} the baseline does not have yet: "
                         + ", ".join(report.not_compared))
     regressions = report.regressions()
-    tally = ", ".join(f"{sum(1 for c in report.comparisons if c.verdict == verdict)} {verdict}"
-                      for verdict in (MORE, FEWER, SAME))
+    tally = ", ".join(f"{sum(1 for c in report.comparisons if c.verdict is verdict)} {word}"
+                      for verdict, word in VERDICT_WORDS.items())
     outcome = f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''}" if regressions else "no regression"
     sections.append(f"{'**Summary:** ' if markdown else 'Summary: '}{outcome}; "
                     f"{len(report.comparisons)} workloads: {tally}.")

@@ -59,8 +59,14 @@ def compare_paired_samples(name, baseline, current, alpha, min_effect, higher_is
                       min_effect, _verdict(change, p_value, alpha, min_effect, higher_is_faster))
 
 
-def _verdict(change, p_value, alpha, min_effect, higher_is_faster):
-    if p_value < alpha and abs(change) > min_effect + ROUNDING_TOLERANCE:
+def verdict_of_change(change, min_effect, higher_is_faster=False):
+    """The verdict on a relative change that needs no test (or passed it): beyond the minimum
+    effect, slower or faster as the quantity's direction says; else the same."""
+    if abs(change) > min_effect + ROUNDING_TOLERANCE:
         got_larger = change > 0
         return Verdict.FASTER if got_larger == higher_is_faster else Verdict.SLOWER
     return Verdict.SAME
+
+
+def _verdict(change, p_value, alpha, min_effect, higher_is_faster):
+    return verdict_of_change(change, min_effect, higher_is_faster) if p_value < alpha else Verdict.SAME
