@@ -46,20 +46,12 @@ constexpr const char* kUsage =
 // second call, and the benchmarks measure what comes after.
 constexpr int kWarmUpRuns = 2;
 
-// The widest level this CPU runs within the cap: what every component's table is cut at.
-isa::Isa effective_isa() {
-  isa::Isa widest = isa::Isa::sse2;
-  for (const isa::Isa level : isa::kAllIsas)
-    if (isa::is_usable(level)) widest = level;
-  return widest;
-}
-
 void print_context() {
   std::printf(
       "{\"compiler\": \"%s\", \"build_type\": \"%s\", \"git_commit\": \"%s\", \"isa_cap\": \"%s\", "
       "\"isa\": \"%s\", \"simd_isa\": \"%s\", \"tbb_threads\": \"1\"}\n",
       TOKBENCH_COMPILER, TOKBENCH_BUILD_TYPE, TOKBENCH_GIT_COMMIT, std::string(isa::name(isa::max_isa())).c_str(),
-      std::string(isa::name(effective_isa())).c_str(),
+      std::string(isa::name(isa::widest_usable_isa())).c_str(),
       std::string(isa::name(tokenizer::simd::best_piece_batch_scanners().isa)).c_str());
 }
 

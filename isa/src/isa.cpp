@@ -89,4 +89,11 @@ Isa max_isa() {
 
 bool is_usable(Isa isa) { return isa <= max_isa() && cpu_supports(isa); }
 
+Isa widest_usable_isa() {
+  Isa widest = Isa::sse2;
+  for (const Isa level : kAllIsas)
+    if (is_usable(level)) widest = level;
+  return widest;
+}
+
 }  // namespace isa

@@ -69,6 +69,16 @@ TEST(Isa, WidestUsableIsTheFirstEntryThisCpuRunsWithinTheCap) {
   EXPECT_TRUE(isa::is_usable(chosen.isa));
 }
 
+TEST(Isa, WidestUsableIsaIsUsableAndNothingWiderIs) {
+  const isa::Isa widest = isa::widest_usable_isa();
+  EXPECT_TRUE(isa::is_usable(widest));
+  for (const isa::Isa level : isa::kAllIsas) {
+    if (level > widest) {
+      EXPECT_FALSE(isa::is_usable(level)) << isa::name(level);
+    }
+  }
+}
+
 TEST(Isa, TheBaselineIsChosenWhenNothingWiderIsUsable) {
   constexpr Entry table[] = {{isa::Isa::sse2, 7}};
   EXPECT_EQ(isa::widest_usable(std::span<const Entry>(table)).id, 7);

@@ -37,6 +37,9 @@ Isa max_isa();
 // cpu_supports(isa) and isa <= max_isa().
 bool is_usable(Isa isa);
 
+// The widest usable level: the one every component's table is cut at.
+Isa widest_usable_isa();
+
 template <typename Entry>
 concept IsaEntry = requires(const Entry& entry) {
   { entry.isa } -> std::convertible_to<Isa>;
