@@ -179,6 +179,33 @@ TEST_F(VocabularyFile, MalformedSpecJson) {
   expect_spec_error(TinyVocabulary::spec(R"({"<|end|>": -1})"), {spec_file() + ":4: ", "non-negative integer"});
 }
 
+// Values under keys the reader does not use are skipped, whatever they hold and however deep.
+TEST_F(VocabularyFile, SkipsValuesOfUnusedKeys) {
+  const std::string tail = "  \"pat_str\": \"\\\\S+|\\\\s+\"\n}\n";
+  for (const std::string value :
+       {"[]", "{}", "[1, -2.5e3, true, false, null]", R"({"a": [{"b": {}}, "]}"], "c": {"d": [[]]}})",
+        R"("a \"quoted\" string")"}) {
+    SCOPED_TRACE(value);
+    EXPECT_EQ(load(TinyVocabulary::rank_lines(), "{\n  \"unused\": " + value + ",\n" + tail).special_tokens().size(), 0u);
+  }
+  // 200,000 levels once overflowed the stack (the reader recursed once per level).
+  constexpr std::size_t kDepth = 200'000;
+  for (const auto& [open, close] : {std::pair{"[", "]"}, std::pair{"{\"k\":", "}"}}) {
+    std::string deep;
+    for (std::size_t i = 0; i < kDepth; ++i) deep += open;
+    deep += "0";
+    for (std::size_t i = 0; i < kDepth; ++i) deep += close;
+    EXPECT_EQ(load(TinyVocabulary::rank_lines(), "{\n  \"unused\": " + deep + ",\n" + tail).special_tokens().size(), 0u);
+    // Unclosed, it is an error, not a crash.
+    expect_spec_error("{\n  \"unused\": " + deep.substr(0, deep.size() - 1) + ",\n" + tail,
+                      {spec_file() + ":", std::string("expected '") + close + "'"});
+  }
+  expect_spec_error("{\n  \"unused\": [1 2],\n" + tail, {spec_file() + ":2: ", "expected ']'"});
+  expect_spec_error("{\n  \"unused\": {\"a\" 1},\n" + tail, {spec_file() + ":2: ", "expected ':'"});
+  expect_spec_error("{\n  \"unused\": [,],\n" + tail, {spec_file() + ":2: ", "expected a value"});
+  expect_spec_error("{\n  \"unused\": [", {spec_file() + ":2: ", "expected a value"});
+}
+
 TEST_F(VocabularyFile, SpecialTokenIdCollisions) {
   expect_spec_error(TinyVocabulary::spec(R"({"<|end|>": 97})"),
                     {spec_file(), "special token \"<|end|>\" has id 97, which an ordinary token already has"});

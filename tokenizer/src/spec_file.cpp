@@ -8,9 +8,9 @@ namespace tokenizer {
 
 namespace {
 
-// A recursive-descent reader for the subset of JSON that spec files use, which it checks
-// strictly: objects, strings (all escapes, surrogate pairs), non-negative integers, and any
-// other value skipped over when it sits under a key we do not read.
+// A reader for the subset of JSON that spec files use, which it checks strictly: objects,
+// strings (all escapes, surrogate pairs), non-negative integers, and any other value skipped over
+// when it sits under a key we do not read. Only the spec's own fixed shape is read by descent.
 class JsonReader {
  public:
   JsonReader(std::string text, std::string origin) : text_(std::move(text)), origin_(std::move(origin)) {}
@@ -139,27 +139,45 @@ class JsonReader {
     expect('}');
     return out;
   }
+  // Skips one value of any depth without recursion: `closers` holds the bracket each container
+  // still open needs, so a hostile file's nesting costs a byte of heap per level, not a stack
+  // frame (100,000 nested '[' once overflowed the stack).
   void skip_value() {
-    skip_space();
-    if (pos_ >= text_.size()) fail("expected a value");
-    const char c = text_[pos_];
-    if (c == '"') {
-      string();
-    } else if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++pos_;
-      if (consume(close)) return;
-      do {
-        if (c == '{') string(), expect(':');
-        skip_value();
-      } while (consume(','));
-      expect(close);
-    } else {
-      const std::size_t start = pos_;
-      while (pos_ < text_.size() && std::string_view("+-.0123456789eEtruefalsn").find(text_[pos_]) != std::string_view::npos)
+    std::string closers;
+    do {
+      skip_space();
+      if (pos_ >= text_.size()) fail("expected a value");
+      const char c = text_[pos_];
+      if (c == '{' || c == '[') {
         ++pos_;
-      if (pos_ == start) fail("expected a value");
-    }
+        const char close = c == '{' ? '}' : ']';
+        if (!consume(close)) {
+          closers.push_back(close);
+          if (c == '{') string(), expect(':');
+          continue;  // to the container's first element
+        }
+      } else if (c == '"') {
+        string();
+      } else {
+        skip_scalar();
+      }
+      // A whole value has been read: close each container that ends after it, or move on to
+      // the next element (after its key, in an object) of the innermost one still open.
+      while (!closers.empty()) {
+        if (consume(',')) {
+          if (closers.back() == '}') string(), expect(':');
+          break;
+        }
+        expect(closers.back());
+        closers.pop_back();
+      }
+    } while (!closers.empty());
+  }
+  void skip_scalar() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && std::string_view("+-.0123456789eEtruefalsn").find(text_[pos_]) != std::string_view::npos)
+      ++pos_;
+    if (pos_ == start) fail("expected a value");
   }
 
   std::string text_;
@@ -174,7 +192,11 @@ SpecFile read_spec_file(const std::filesystem::path& path) {
   if (!in) throw VocabularyError(path.string() + ": cannot open spec file");
   std::ostringstream text;
   text << in.rdbuf();
-  return JsonReader(std::move(text).str(), path.string()).read();
+  return parse_spec_file(std::move(text).str(), path.string());
+}
+
+SpecFile parse_spec_file(std::string text, std::string origin) {
+  return JsonReader(std::move(text), std::move(origin)).read();
 }
 
 }  // namespace tokenizer

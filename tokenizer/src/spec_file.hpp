@@ -19,4 +19,7 @@ struct SpecFile {
 
 SpecFile read_spec_file(const std::filesystem::path& path);
 
+// The same from a spec file's text; `origin` names it in error messages.
+SpecFile parse_spec_file(std::string text, std::string origin);
+
 }  // namespace tokenizer
