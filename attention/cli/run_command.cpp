@@ -4,8 +4,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "attention/attention_problem.hpp"
 #include "attention/npy_file.hpp"
@@ -20,10 +26,53 @@ void write_stdout(const std::string& text) {
     throw std::runtime_error(std::string("write error: ") + std::strerror(errno));
 }
 
+std::string bytes_text(std::size_t bytes) {
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.1f GiB", static_cast<double>(bytes) / double(1 << 30));
+  return std::to_string(bytes) + " bytes (" + gib + ")";
+}
+
+// The bytes this process may allocate at most: the machine's physical memory, or the
+// address-space limit (ulimit -v) where that is lower.
+std::size_t usable_memory_bytes() {
+  std::size_t bytes = std::numeric_limits<std::size_t>::max();
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_bytes > 0) bytes = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_bytes);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < bytes)
+    bytes = static_cast<std::size_t>(limit.rlim_cur);
+  return bytes;
+}
+
+// Refuses a run whose output and workspace could not be held in memory, before any of it is
+// allocated: header-only .npy files can claim any shape, and zero-filling a claimed 8 GiB output
+// once took 17 s before the zero seq_k was even reported.
+void require_memory_for(const AttentionShape& shape, const Implementation& implementation) {
+  std::size_t bytes = 0;
+  const std::size_t out_bytes = shape.out_elements() * sizeof(float);  // exact after validate_shape
+  const bool overflow = __builtin_add_overflow(out_bytes, implementation.workspace_bytes(shape), &bytes);
+  const std::size_t usable = usable_memory_bytes();
+  if (overflow || bytes > usable)
+    throw std::runtime_error("the output and " + std::string(implementation.name) + "'s workspace need " +
+                             (overflow ? std::string("more bytes than size_t counts") : bytes_text(bytes)) +
+                             ", more than the " + bytes_text(usable) +
+                             " this process may use (physical memory, or ulimit -v if lower)");
+}
+
+std::vector<float> allocate_output(const AttentionShape& shape) {
+  try {
+    return std::vector<float>(shape.out_elements());
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("cannot allocate the output's " + bytes_text(shape.out_elements() * sizeof(float)));
+  }
+}
+
 void compute(const CommandLine& command) {
   const AttentionInputs inputs = load_attention_inputs(command.q, command.k, command.v, command.mask);
   const AttentionShape& shape = inputs.shape;
-  std::vector<float> out(shape.out_elements());
+  validate_shape(shape);
+  require_memory_for(shape, *command.implementation);
+  std::vector<float> out = allocate_output(shape);
   AttentionProblem problem{.shape = shape,
                            .q = inputs.q.values,
                            .k = inputs.k.values,

@@ -14,12 +14,12 @@ void require_positive(std::size_t value, const char* name) {
   if (value == 0) fail(std::string(name) + " is zero");
 }
 
-// The element count of a tensor, refusing one that does not fit in size_t: a wrapped count could
-// equal a small span's size and let every later index run out of bounds.
+// The product of a tensor's dimensions, refusing one that does not fit in size_t: a wrapped count
+// could equal a small span's size and let every later index run out of bounds.
 std::size_t checked_product(std::initializer_list<std::size_t> dims, const char* tensor) {
   std::size_t product = 1;
   for (std::size_t d : dims)
-    if (__builtin_mul_overflow(product, d, &product)) fail(std::string(tensor) + " has more elements than size_t counts");
+    if (__builtin_mul_overflow(product, d, &product)) fail(std::string(tensor) + " has more bytes than size_t counts");
   return product;
 }
 
@@ -57,8 +57,7 @@ float AttentionProblem::effective_scale() const {
   return scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim))));
 }
 
-void validate(const AttentionProblem& problem) {
-  const AttentionShape& s = problem.shape;
+void validate_shape(const AttentionShape& s) {
   require_positive(s.batch, "batch");
   require_positive(s.heads, "heads");
   require_positive(s.kv_heads, "kv_heads");
@@ -72,6 +71,17 @@ void validate(const AttentionProblem& problem) {
     fail("head_dim " + std::to_string(s.head_dim) + " exceeds the maximum " + std::to_string(kMaxHeadDim));
   if (s.value_dim > kMaxHeadDim)
     fail("value_dim " + std::to_string(s.value_dim) + " exceeds the maximum " + std::to_string(kMaxHeadDim));
+  // Bytes, not only elements, so that every *_elements() * sizeof(float) a caller computes is exact.
+  checked_product({s.batch, s.heads, s.seq_q, s.head_dim, sizeof(float)}, "q");
+  checked_product({s.batch, s.kv_heads, s.seq_k, s.head_dim, sizeof(float)}, "k");
+  checked_product({s.batch, s.kv_heads, s.seq_k, s.value_dim, sizeof(float)}, "v");
+  checked_product({s.batch, s.heads, s.seq_q, s.value_dim, sizeof(float)}, "out");
+  checked_product({s.seq_q, s.seq_k, sizeof(float)}, "mask");
+}
+
+void validate(const AttentionProblem& problem) {
+  const AttentionShape& s = problem.shape;
+  validate_shape(s);
   switch (problem.causal) {
     case CausalAlignment::none:
     case CausalAlignment::top_left:
@@ -79,11 +89,11 @@ void validate(const AttentionProblem& problem) {
     default: fail("causal alignment " + std::to_string(static_cast<int>(problem.causal)) + " is not one of the enum's");
   }
 
-  require_size(problem.q.size(), checked_product({s.batch, s.heads, s.seq_q, s.head_dim}, "q"), "q");
-  require_size(problem.k.size(), checked_product({s.batch, s.kv_heads, s.seq_k, s.head_dim}, "k"), "k");
-  require_size(problem.v.size(), checked_product({s.batch, s.kv_heads, s.seq_k, s.value_dim}, "v"), "v");
-  require_size(problem.out.size(), checked_product({s.batch, s.heads, s.seq_q, s.value_dim}, "out"), "out");
-  if (!problem.mask.empty()) require_size(problem.mask.size(), checked_product({s.seq_q, s.seq_k}, "mask"), "mask");
+  require_size(problem.q.size(), s.q_elements(), "q");
+  require_size(problem.k.size(), s.k_elements(), "k");
+  require_size(problem.v.size(), s.v_elements(), "v");
+  require_size(problem.out.size(), s.out_elements(), "out");
+  if (!problem.mask.empty()) require_size(problem.mask.size(), s.mask_elements(), "mask");
 
   if (problem.scale) {
     const float scale = *problem.scale;

@@ -84,13 +84,36 @@ TEST(Validate, NamesASpanOfTheWrongSize) {
   expect_rejected([](ValidProblem& p) { p.problem.shape.seq_k = 7; }, "k holds 192 floats, the shape needs 224");
 }
 
-TEST(Validate, NamesAShapeWhoseElementCountOverflows) {
+TEST(Validate, NamesAShapeWhoseByteCountOverflows) {
   expect_rejected(
       [](ValidProblem& p) {
         p.problem.shape.batch = std::numeric_limits<std::size_t>::max() / 2;
         p.problem.shape.seq_q = 64;
       },
-      "q has more elements than size_t counts");
+      "q has more bytes than size_t counts");
+  // Elements that fit in size_t but whose bytes do not: q holds 160 * batch elements.
+  expect_rejected([](ValidProblem& p) { p.problem.shape.batch = std::numeric_limits<std::size_t>::max() / 320; },
+                  "q has more bytes than size_t counts");
+  expect_rejected([](ValidProblem& p) { p.problem.shape.seq_k = std::numeric_limits<std::size_t>::max() / 64; },
+                  "k has more bytes than size_t counts");
+}
+
+// validate_shape needs no buffers: a caller checks a shape with it before allocating for it.
+TEST(ValidateShape, NamesTheShapesFaultsWithoutBuffers) {
+  EXPECT_NO_THROW(validate_shape(ValidProblem().shape));
+  const auto message = [](const AttentionShape& shape) -> std::string {
+    try {
+      validate_shape(shape);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "<no exception>";
+  };
+  EXPECT_EQ(message({.batch = 1 << 20, .heads = 1 << 10, .seq_q = 1 << 20, .seq_k = 0, .head_dim = 0}),
+            "attention: seq_k is zero");
+  EXPECT_EQ(message({.batch = std::size_t{1} << 40, .heads = 1 << 10, .seq_q = 1 << 20}),
+            "attention: q has more bytes than size_t counts");
+  EXPECT_EQ(message({.heads = 6, .kv_heads = 4}), "attention: heads (6) is not a multiple of kv_heads (4)");
 }
 
 TEST(Validate, NamesABadScale) {

@@ -462,6 +462,40 @@ TEST_F(SdpaCliInputError, UnwritableOutput) {
   EXPECT_TRUE(fs::is_directory(path("out.npy")));
 }
 
+// Header-only files claiming a problem of 256 TiB, with zero seq_k and head_dim: refused for the
+// zero before anything is allocated (the output was once allocated first: std::bad_alloc).
+TEST_F(SdpaCliInputError, AClaimedShapeIsValidatedBeforeAnyAllocation) {
+  const auto header_only = [&](const std::string& name, const std::string& shape) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.resize(117, ' ');
+    write_file(name, std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() + 1) + '\0' + header + '\n');
+  };
+  header_only("q.npy", "(1048576, 1024, 16384, 0)");
+  header_only("k.npy", "(1048576, 1024, 0, 0)");
+  header_only("v.npy", "(1048576, 1024, 0, 4)");
+  for (const char* implementation : {"reference", "flash"}) expect_input_error("seq_k is zero", {"--impl", implementation});
+}
+
+// A valid problem whose output (1 GiB: Q's head_dim is 1, V's value_dim 256) cannot be held in
+// the memory the process may use, here half a GiB by ulimit -v: refused before allocating,
+// with the bytes it needs.
+TEST_F(SdpaCliInputError, AnOutputBeyondUsableMemoryIsRefusedWithItsSize) {
+#ifdef TOKBENCH_SANITIZED
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v under it";
+#endif
+  reshape("q.npy", {1, 1, 1 << 20, 1});
+  reshape("k.npy", {1, 1, 1, 1});
+  reshape("v.npy", {1, 1, 1, 256});
+  std::string command = "ulimit -v 524288 && exec '" + std::string(TOKBENCH_SDPA_BINARY) + "'";
+  for (const std::string& arg : args_with({"--impl", "reference"})) command += " '" + arg + "'";
+  const tokenizer::test::ProcessResult result = tokenizer::test::run_process({"/bin/sh", {"-c", command}, "", {}});
+  EXPECT_EQ(result.exit_code, kExitRuntimeError);
+  EXPECT_NE(result.err.find("sdpa: the output and reference's workspace need 1073743880 bytes (1.0 GiB), more than "
+                            "the 536870912 bytes (0.5 GiB) this process may use"),
+            std::string::npos)
+      << result.err;
+}
+
 // The output path is checked after the problem and before the run, so a problem the kernels
 // refuse is reported as such, and a path that cannot take O fails before any computing.
 TEST_F(SdpaCliInputError, ProblemErrorsComeBeforeOutputErrors) {

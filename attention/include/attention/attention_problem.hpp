@@ -61,6 +61,12 @@ struct AttentionProblem {
   float effective_scale() const;
 };
 
+// Throws std::invalid_argument naming the first fault of the shape alone: a zero dimension, heads
+// not a multiple of kv_heads, head_dim or value_dim above kMaxHeadDim, a tensor whose bytes
+// overflow size_t. After it, every *_elements() and its bytes are exact. A caller that allocates
+// buffers for a shape calls it first.
+void validate_shape(const AttentionShape& shape);
+
 // Throws std::invalid_argument naming the first fault: a zero dimension, heads not a multiple of
 // kv_heads, head_dim or value_dim above kMaxHeadDim, a span whose size is not the shape's, a
 // non-finite or non-positive scale... Every implementation calls it first.
