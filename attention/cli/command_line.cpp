@@ -165,7 +165,9 @@ std::string usage_text() {
          "h / (heads / kv_heads)); head_dim and value_dim are at most " +
          std::to_string(kMaxHeadDim) +
          "; seq_q and seq_k are\n"
-         "independent. A query that sees no key (every key masked) gets a row of zeros.\n"
+         "independent. A query that sees no key (every key masked) gets a row of zeros;\n"
+         "one whose visible scores hold a NaN (from Q, K or the mask) or +inf gets a row\n"
+         "of NaN, as in PyTorch. The output must fit in memory (or ulimit -v).\n"
          "\n"
          "Options (an option's value may also follow '=', as in --causal=top-left):\n"
          "  --q FILE        the queries Q (required)\n"

@@ -34,6 +34,7 @@ void sdpa_reference(const AttentionProblem& problem) {
         float* out = problem.out.data() + ((b * s.heads + h) * s.seq_q + i) * s.value_dim;
         const std::size_t visible = visible_keys(window, i);
 
+        // std::max passes over NaN scores; their weights below are NaN all the same.
         double max_score = kMinusInfinity;
         for (std::size_t j = 0; j < visible; ++j) {
           double dot = 0;
@@ -43,17 +44,18 @@ void sdpa_reference(const AttentionProblem& problem) {
           max_score = std::max(max_score, scores[j]);
         }
 
+        // The sum is 0 exactly when every visible score is -inf (or no key is visible): the row
+        // outputs zeros. A NaN score makes the sum NaN, and a +inf one its own weight
+        // exp(inf - inf): either way the row is NaN, as PyTorch's is.
+        const double base = max_score == kMinusInfinity ? 0.0 : max_score;
         std::fill(row.begin(), row.end(), 0.0);
         double sum = 0;
-        // A row with every key masked keeps sum == 0 and outputs zeros.
-        if (max_score != kMinusInfinity) {
-          for (std::size_t j = 0; j < visible; ++j) {
-            const double weight = std::exp(scores[j] - max_score);
-            sum += weight;
-            for (std::size_t c = 0; c < s.value_dim; ++c) row[c] += weight * v[j * s.value_dim + c];
-          }
+        for (std::size_t j = 0; j < visible; ++j) {
+          const double weight = std::exp(scores[j] - base);
+          sum += weight;
+          for (std::size_t c = 0; c < s.value_dim; ++c) row[c] += weight * v[j * s.value_dim + c];
         }
-        for (std::size_t c = 0; c < s.value_dim; ++c) out[c] = sum > 0 ? static_cast<float>(row[c] / sum) : 0.0f;
+        for (std::size_t c = 0; c < s.value_dim; ++c) out[c] = sum == 0 ? 0.0f : static_cast<float>(row[c] / sum);
       }
     }
   }

@@ -1,10 +1,11 @@
 // The flash kernels of every instruction set this CPU runs (not only the one sdpa_flash picks)
-// agree with the reference on the grid of sdpa_case.cpp.
+// agree with the reference on the grid of sdpa_case.cpp, and treat NaN and infinities alike.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "flash_sdpa.hpp"
+#include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
 #include "simd/flash_kernels.hpp"
 
@@ -37,6 +38,21 @@ std::string isa_case_name(const ::testing::TestParamInfo<std::tuple<const simd::
 INSTANTIATE_TEST_SUITE_P(Grid, FlashIsaAgreement,
                          ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(agreement_cases())),
                          isa_case_name);
+
+// Each ISA's exp2 must keep a NaN through its clamp (the operand order of maxps).
+class FlashIsaNonFinite : public ::testing::TestWithParam<const simd::FlashIsa*> {};
+
+TEST_P(FlashIsaNonFinite, PropagatesNaNAndZeroesMaskedRows) {
+  const simd::FlashIsa* entry = GetParam();
+  if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
+  g_kernels = entry->kernels;
+  EXPECT_TRUE(follows_non_finite_semantics(run_with_current_kernels));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FlashIsaNonFinite, ::testing::ValuesIn(all_isas()),
+                         [](const ::testing::TestParamInfo<const simd::FlashIsa*>& info) {
+                           return std::string(isa::name(info.param->isa));
+                         });
 
 TEST(FlashIsas, BestIsTheFirstUsable) {
   for (const simd::FlashIsa& entry : simd::all_flash_isas()) {

@@ -1,5 +1,6 @@
 // Every CPU implementation but the reference agrees with the reference on the grid of
-// sdpa_case.cpp, and gives exact zeros for query rows that see no key.
+// sdpa_case.cpp, and gives exact zeros for query rows that see no key; every one, the reference
+// included, propagates NaN as PyTorch does.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "attention/implementation_registry.hpp"
+#include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
 
 namespace attention::test {
@@ -69,6 +71,21 @@ TEST_P(RowsWithoutKeys, AreExactlyZero) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RowsWithoutKeys, ::testing::ValuesIn(implementations_under_test()), implementation_name);
+
+class NonFiniteInputs : public ::testing::TestWithParam<const Implementation*> {};
+
+TEST_P(NonFiniteInputs, PropagateNaNAndLeaveMaskedRowsZero) {
+  EXPECT_TRUE(follows_non_finite_semantics(GetParam()->run));
+}
+
+std::vector<const Implementation*> supported_implementations() {
+  std::vector<const Implementation*> out;
+  for (const Implementation& i : cpu_implementations())
+    if (i.is_supported()) out.push_back(&i);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, NonFiniteInputs, ::testing::ValuesIn(supported_implementations()), implementation_name);
 
 }  // namespace
 }  // namespace attention::test

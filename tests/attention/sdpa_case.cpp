@@ -23,18 +23,6 @@ std::vector<float> uniform(std::size_t n, float gain, std::mt19937& rng) {
   return values;
 }
 
-// Key j of query i is visible under the case's causal alignment (the mask aside).
-bool causally_visible(const SdpaCase& c, std::size_t i, std::size_t j) {
-  const auto sq = static_cast<long>(c.shape.seq_q), sk = static_cast<long>(c.shape.seq_k);
-  const auto li = static_cast<long>(i), lj = static_cast<long>(j);
-  switch (c.causal) {
-    case CausalAlignment::none: return true;
-    case CausalAlignment::top_left: return lj <= li;
-    case CausalAlignment::bottom_right: return lj <= li + sk - sq;
-  }
-  return true;
-}
-
 std::vector<float> make_mask(const SdpaCase& c, std::mt19937& rng) {
   if (c.mask == MaskKind::none) return {};
   const std::size_t sq = c.shape.seq_q, sk = c.shape.seq_k;
@@ -67,6 +55,17 @@ constexpr auto kTopLeft = CausalAlignment::top_left;
 constexpr auto kBottomRight = CausalAlignment::bottom_right;
 
 }  // namespace
+
+bool causally_visible(const SdpaCase& c, std::size_t i, std::size_t j) {
+  const auto sq = static_cast<long>(c.shape.seq_q), sk = static_cast<long>(c.shape.seq_k);
+  const auto li = static_cast<long>(i), lj = static_cast<long>(j);
+  switch (c.causal) {
+    case CausalAlignment::none: return true;
+    case CausalAlignment::top_left: return lj <= li;
+    case CausalAlignment::bottom_right: return lj <= li + sk - sq;
+  }
+  return true;
+}
 
 SdpaInputs::SdpaInputs(const SdpaCase& c) {
   std::seed_seq seed(c.label.begin(), c.label.end());

@@ -42,6 +42,9 @@ struct SdpaInputs {
   AttentionProblem problem(const SdpaCase& c, std::span<float> out) const;
 };
 
+// Key j of query i is visible under the case's causal alignment (the mask aside).
+bool causally_visible(const SdpaCase& c, std::size_t i, std::size_t j);
+
 // Per query row (index (b * heads + h) * seq_q + i): whether the causal alignment and the mask
 // leave it no visible key, so that its output must be exactly zero.
 std::vector<bool> rows_without_keys(const SdpaCase& c, const SdpaInputs& inputs);

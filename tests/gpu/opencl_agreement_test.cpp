@@ -14,6 +14,7 @@
 #include "attention/implementation_registry.hpp"
 #include "gpu/opencl_implementations.hpp"
 #include "gpu/opencl_runtime.hpp"
+#include "non_finite_semantics.hpp"
 #include "opencl_test_fixture.hpp"
 
 namespace {
@@ -218,6 +219,14 @@ TEST_F(OpenClSemantics, RowsWithoutAVisibleKeyAreExactlyZero) {
         }
       }
     }
+  }
+}
+
+// NaN and infinities as PyTorch treats them, and as the CPU implementations do.
+TEST_F(OpenClSemantics, NaNPropagatesAndMaskedRowsStayZero) {
+  for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
+    SCOPED_TRACE(implementation.name);
+    EXPECT_TRUE(attention::test::follows_non_finite_semantics(implementation.run));
   }
 }
 

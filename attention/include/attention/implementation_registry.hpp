@@ -11,6 +11,9 @@ namespace attention {
 
 // One way of computing SDPA. Every implementation agrees with `reference` within float32
 // tolerances (atol 1e-5, rtol 5e-6 for outputs of order one on the CPU).
+// Non-finite values, in every implementation as in PyTorch: a query whose visible scores hold a
+// NaN (from Q, K or the mask) or a +inf outputs a row of NaN; one whose visible keys are all
+// masked with -inf outputs zeros; keys a causal limit hides are not looked at.
 struct Implementation {
   std::string_view name;
   std::string_view description;

@@ -196,14 +196,17 @@ void accumulate_block(const float* weights, std::size_t keys, const float* value
   }
 }
 
-// 2^x for x <= 0, with relative error below 2e-7; exactly 0 for x < -126.5 and for -inf.
+// 2^x for x <= 0, with relative error below 2e-7; exactly 0 for x < -126.5 and for -inf; NaN
+// for NaN, which is how a NaN score reaches its row's sum and output.
 // 2^x = 2^n * 2^f with n = round(x) and f = x - n in [-0.5, 0.5]. Adding 1.5 * 2^23 + 127 puts
 // x + 127 rounded to an integer in the low mantissa bits (the sum lies in [2^23, 2^24), where the
 // float spacing is 1); shifted left by 23, those bits become the exponent field of 2^n and the
 // higher bits fall off. Clamping x at -127 makes that field 0 for the smallest n, i.e. 2^n = +0.
+// The clamp keeps a NaN: x86's maxps returns its second operand when either is NaN, and xsimd's
+// max(a, b) is maxps(a, b). A NaN then stays NaN through the polynomial, whatever the shift.
 Floats exp2_nonpositive(Floats x) {
   constexpr float kShifter = 12582912.0f + 127.0f;
-  x = xsimd::max(x, Floats(-127.0f));
+  x = xsimd::max(Floats(-127.0f), x);
   const Floats shifted = x + Floats(kShifter);
   const Floats f = x - (shifted - Floats(kShifter));
   // Least-squares fit of 2^f on [-0.5, 0.5] in relative error (max 7.7e-8).
@@ -237,7 +240,7 @@ Floats fold_keys(std::size_t keys, Floats initial, Step step, Combine combine) {
 // exp2(score - new max) replace the scores, and the rows' running max and sum move on; rescale
 // receives exp2(old max - new max), by which their earlier output must shrink. A row whose keys
 // have all been masked so far keeps max -inf and uses 0 as its base, so its weights are
-// exp2(-inf) = 0.
+// exp2(-inf) = 0. A NaN score (maxps may or may not carry it into the max) has weight NaN.
 void update_softmax(float* scores, std::size_t keys, float* row_max, float* row_sum, float* rescale) {
   const Floats old_max = Floats::load_aligned(row_max);
   const Floats new_max = fold_keys(
@@ -441,7 +444,8 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
       // so P V goes to `out` divided by them, with no pass of its own over the outputs after the
       // last tile (3-4% of the time at S = 128, 1% at S = 1024, measured on an Intel Xeon).
       const bool last_tile = key0 + tile_keys >= block_end;
-      // A row's sum is zero only if it saw no key (else its largest weight is exp2(0) = 1).
+      // A row's sum is zero only if it saw no key (else its largest weight is exp2(0) = 1), and
+      // NaN if a score was NaN or +inf (exp2(inf - inf)): the row is then zeros, or NaN.
       alignas(64) float inverse[kBlockRows];
       if (last_tile)
         for (std::size_t r = 0; r < kBlockRows; ++r)
