@@ -8,12 +8,17 @@ What decides whether a file belongs to a run is its context, not its name.
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
 from .benchmark_run import load_benchmark_run
 from .machine_fingerprint import FINGERPRINT_FIELDS, fingerprint_differences
 from .unusable_input import UnusableInput
+
+
+# File systems allow 255 bytes a name: five parts of this, with the hash, stay under it.
+SLUG_LENGTH = 40
 
 
 def baseline_file_name(context):
@@ -27,7 +32,9 @@ def baseline_file_name(context):
 
 
 def _slug(text):
-    return re.sub(r"[^a-z0-9.]+", "_", text.lower()).strip("_")
+    """TEXT for a file name: lower case, runs of other characters as one '_', at most
+    SLUG_LENGTH characters (the hash that ends the name tells runs apart, not the slug)."""
+    return re.sub(r"[^a-z0-9.]+", "_", text.lower()).strip("_")[:SLUG_LENGTH]
 
 
 def stored_runs(directory):
@@ -89,8 +96,17 @@ def save_baseline(results_path, directory):
                              "--benchmark_report_aggregates_only): a baseline needs them"])
     replaced = [Path(old.path) for old in stored_runs(directory)
                 if not fingerprint_differences(old.context, run.context)]
-    for path in replaced:
-        path.unlink()
     target = Path(directory) / baseline_file_name(run.context)
-    target.write_bytes(Path(results_path).read_bytes())
+    # The new file whole first, beside the store's files (not a .json: not one of them) and then
+    # renamed over its name: a baseline that cannot be written leaves the old ones as they were.
+    partial = target.with_name(target.name + ".partial")
+    try:
+        partial.write_bytes(Path(results_path).read_bytes())
+        os.replace(partial, target)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise UnusableInput([f"cannot write {target}: {error.strerror}"]) from None
+    for path in replaced:
+        if path != target:
+            path.unlink()
     return target, replaced

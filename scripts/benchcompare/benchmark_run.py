@@ -112,6 +112,8 @@ def _add_row(run, index, row):
     if problem:
         return f"{where} ({row['name']}) {problem}"
     repetition = row.get("repetition_index", len(samples.times_ns))
+    if isinstance(repetition, bool) or not isinstance(repetition, int) or repetition < 0:
+        return f'{where} ({row["name"]}) has a "repetition_index" that is not a whole number: {repetition!r}'
     if repetition in samples.times_ns:
         return f"{run.path}: benchmark {name} has repetition {repetition} twice"
     samples.times_ns[repetition] = time_ns
@@ -121,7 +123,7 @@ def _add_row(run, index, row):
 def _time_ns(row, key):
     """(time in nanoseconds, None), or (None, what is wrong)."""
     unit = row.get("time_unit")
-    if unit not in NANOSECONDS_PER_UNIT:
+    if not isinstance(unit, str) or unit not in NANOSECONDS_PER_UNIT:
         return None, f'has no known "time_unit" ({", ".join(NANOSECONDS_PER_UNIT)}): {unit!r}'
     value = row.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -24,7 +24,7 @@ DEBIAN_PACKAGES=(
   libicu-dev libgtest-dev googletest libbenchmark-dev
   libxsimd-dev libtbb-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  xz-utils python3 python3-venv python3-matplotlib
+  xz-utils python3 python3-venv python3-matplotlib python3-hypothesis
   valgrind
 )
 # Extra arguments of every CMake configure.

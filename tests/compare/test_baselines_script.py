@@ -1,13 +1,19 @@
 """scripts/baselines run as a child process: finding the baseline of a machine, recording one."""
 
+import errno
+import os
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from golden_files import golden_path, read_golden, write_document
 from repository import SCRIPTS_DIR
+
+from benchcompare.baseline_store import save_baseline
+from benchcompare.unusable_input import UnusableInput
 
 BASELINES_SCRIPT = SCRIPTS_DIR / "baselines"
 
@@ -54,6 +60,23 @@ class BaselinesTest(unittest.TestCase):
         self.assertEqual(result.stderr, f"scripts/baselines: replaced {first.name}\n")
         self.assertEqual(sorted(self.store.iterdir()), sorted([first, other]))
         self.assertIn("fedcba9", first.read_text())
+
+    def test_save_keeps_file_names_short(self):
+        # Found by fuzz_json_inputs: a long context field once made a name the file system refused.
+        result = self.save(self.run_file("long.json", build_type="x" * 1000, cpu_model="y" * 1000))
+        self.assertLessEqual(len(Path(result.stdout.strip()).name), 255)
+
+    def test_a_baseline_that_cannot_be_written_leaves_the_old_one(self):
+        first = Path(self.save(golden_path("baseline.json")).stdout.strip())
+        old = first.read_bytes()
+        newer = self.run_file("newer.json", git_commit="fedcba9")
+        full_disk = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        with mock.patch.object(Path, "write_bytes", side_effect=full_disk):
+            with self.assertRaises(UnusableInput) as raised:
+                save_baseline(newer, self.store)
+        self.assertEqual(raised.exception.messages, [f"cannot write {first}: No space left on device"])
+        self.assertEqual(first.read_bytes(), old)
+        self.assertEqual(sorted(self.store.iterdir()), [first])
 
     def test_find_prefers_the_same_machine(self):
         same = Path(self.save(golden_path("baseline.json")).stdout.strip())

@@ -124,6 +124,24 @@ class UnusableFileTest(unittest.TestCase):
         self.assert_unusable(path, f'{path}: row 2 of "benchmarks" (short_encoding/serial) has '
                              "no known \"time_unit\" (ns, us, ms, s): 'fortnights'")
 
+    def test_time_unit_that_is_not_a_string(self):
+        # Found by fuzz_json_inputs: an unhashable unit once escaped as a TypeError.
+        def set_unit(rows):
+            rows[2]["time_unit"] = []
+        path = self.write_baseline_with(set_unit)
+        self.assert_unusable(path, f'{path}: row 2 of "benchmarks" (short_encoding/serial) has '
+                             "no known \"time_unit\" (ns, us, ms, s): []")
+
+    def test_repetition_index_that_is_not_a_whole_number(self):
+        # Found by fuzz_json_inputs: a list as repetition_index once escaped as a TypeError.
+        for index in ([], 1.5, -1, True, "2"):
+            with self.subTest(index=index):
+                def set_index(rows):
+                    rows[0]["repetition_index"] = index
+                path = self.write_baseline_with(set_index)
+                self.assert_unusable(path, f'{path}: row 0 of "benchmarks" (short_encoding/serial) has '
+                                     f'a "repetition_index" that is not a whole number: {index!r}')
+
     def test_time_that_is_not_positive(self):
         def zero_time(rows):
             rows[0]["cpu_time"] = 0
