@@ -24,7 +24,7 @@ struct CommandLine {
   std::string mask;  // empty: no additive mask
   CausalAlignment causal = CausalAlignment::none;
   std::optional<float> scale;                      // nullopt: 1 / sqrt(head_dim)
-  const Implementation* implementation = nullptr;  // never null after parsing
+  const Implementation* implementation = nullptr;  // never null after parsing, but with help or list
 };
 
 // Throws UsageError naming the faulty argument. `args` excludes the program name.

@@ -34,11 +34,12 @@ CMAKE_ARGS=()
 # warnings under -fsanitize (in libstdc++'s <regex> and its own intrinsics headers) and takes about
 # twice as long to build. Clang 15 because PoCL depends on it already, sanitizer runtimes included
 # (in libclang-common-15-dev), so nothing more is installed. The build folder defaults to
-# build-sanitize, beside the Release one.
+# build-sanitize, beside the Release one. It also builds the libFuzzer targets of tests/fuzz
+# (scripts/fuzz), which need every library compiled with libFuzzer's coverage instrumentation.
 use_sanitizers() {
   [[ -n "$BUILD_DIR_GIVEN" ]] || BUILD_DIR="$REPO_ROOT/build-sanitize"
   DEBIAN_PACKAGES+=(clang-15)
-  CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER=clang++-15 -DTOKBENCH_SANITIZE=ON)
+  CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER=clang++-15 -DTOKBENCH_SANITIZE=ON -DTOKBENCH_FUZZ=ON)
 }
 
 # Runs a command with its output in LOG; on failure prints the log and the command to stderr

@@ -269,6 +269,9 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"EncodingAndVocab", {"--encoding", "r50k_base", "--vocab", "x.tiktoken"}, "", kExitUsageError,
                   "either --encoding or --vocab"},
         ErrorCase{"TwoInputFiles", {"a.txt", "b.txt"}, "", kExitUsageError, "two input files given: 'a.txt' and 'b.txt'"},
+        // Found by tests/fuzz/tokenize_arguments: once a runtime error naming no file (": cannot open").
+        ErrorCase{"EmptyInputFileName", {"", "--"}, "", kExitUsageError,
+                  "an empty input file name (use - for standard input)"},
         ErrorCase{"DecodeCount", {"--decode", "--format", "count"}, "", kExitUsageError, "--format count"},
         ErrorCase{"MissingInputFile", {kMissingFile}, "", kExitRuntimeError, kMissingFile + ": cannot open"},
         ErrorCase{"DirectoryAsInput", {test::corpus_dir().string()}, "", kExitRuntimeError,

@@ -57,6 +57,7 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
     const bool is_option = !options_ended && arg.size() > 1 && arg.starts_with("-");
     if (!is_option) {
       if (input) throw UsageError("two input files given: " + quoted(*input) + " and " + quoted(arg));
+      if (arg.empty()) throw UsageError("an empty input file name (use - for standard input)");
       input = arg;
     } else if (arg == "--") {
       cursor.expect_no_value(arg);

@@ -22,7 +22,7 @@ struct CommandLine {
   bool help = false;
   std::string encoding{kDefaultEncoding};  // used when vocab_file is empty
   std::string vocab_file;
-  const Encoder* encoder = nullptr;  // never null after parsing
+  const Encoder* encoder = nullptr;  // never null after parsing, but with help
   bool allow_special = false;
   IdFormat format = IdFormat::text;
   bool decode = false;

@@ -1,0 +1,46 @@
+// Any bytes as the .json spec beside a .tiktoken file: parse_spec_file returns the name, the
+// pattern and the special tokens, or throws a VocabularyError naming the origin; no input
+// crashes it, however deep its nesting.
+//
+// libFuzzer's default length cap (4 KiB) hid a stack overflow at 100,000 levels, so inputs are
+// expanded first: "\x01 N0 N1 N2 L S" (S of L bytes) stands for S repeated N0 + 256 N1 + 65536 N2
+// times, the whole expansion capped at 2 MiB; the seed corpus holds deeply nested specs written
+// that way.
+#include <string>
+
+#include "fuzz_support.hpp"
+#include "spec_file.hpp"
+
+namespace {
+
+constexpr std::size_t kMaxExpansion = std::size_t{2} << 20;
+
+std::string expand(std::string_view data) {
+  std::string out;
+  const auto byte = [&](std::size_t at) { return static_cast<std::size_t>(static_cast<std::uint8_t>(data[at])); };
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (data[i] == '\x01' && i + 4 < data.size() && i + 5 + byte(i + 4) <= data.size()) {
+      const std::size_t count = byte(i + 1) + 256 * byte(i + 2) + 65536 * byte(i + 3);
+      const std::string_view unit = data.substr(i + 5, byte(i + 4));
+      for (std::size_t n = 0; n < count && out.size() + unit.size() <= kMaxExpansion; ++n) out += unit;
+      i += 4 + unit.size();
+    } else {
+      out += data[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  const std::string text = expand(std::string_view(reinterpret_cast<const char*>(bytes), size));
+  try {
+    const tokenizer::SpecFile spec = tokenizer::parse_spec_file(text, "fuzz.json");
+    for (const tokenizer::SpecialToken& special : spec.specials)
+      fuzz::require(special.rank < tokenizer::kNoRank, "a special token's id is a rank");
+  } catch (const tokenizer::VocabularyError& error) {
+    fuzz::require(std::string(error.what()).starts_with("fuzz.json"), "a refused spec is named in the message");
+  }
+  return 0;
+}
