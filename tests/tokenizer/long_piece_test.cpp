@@ -221,6 +221,19 @@ TEST_P(LongPieces, MegabyteRuns) {
   EXPECT_EQ(check.pieces(), 8u);
 }
 
+// Pieces past PositionBits::kSmallPositions keep their dead positions in mapped memory, cleared
+// between pieces by dropping its pages: long random pieces (which backtrack) one after another,
+// each longer or shorter than the last, and a short one between them.
+TEST_P(LongPieces, PiecesLongEnoughForMappedPositionBits) {
+  DifferentialCheck check(pair());
+  std::mt19937_64 rng(5);
+  for (const std::size_t size : {std::size_t{300'000}, std::size_t{700'000}, std::size_t{1'000}, std::size_t{400'000}}) {
+    check.check(random_string(rng, "ab", size));
+    check.check(random_string(rng, "0123456789", size));
+  }
+  EXPECT_EQ(check.pieces(), 8u);
+}
+
 TEST_P(LongPieces, RandomStringsOverSmallAlphabets) {
   DifferentialCheck check(pair());
   static constexpr std::string_view kAlphabets[] = {

@@ -404,9 +404,9 @@ void LongPieceEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
   // From here on the piece is no token, so BPE(piece) has two or more tokens, all reachable, and
   // `out` past `base` holds BPE of the bytes before `pos`.
   const std::size_t base = out.size();
-  dead_.assign(size / 64 + 1, 0);
+  dead_.reset(size + 1);
   if (remembered_.empty()) remembered_.assign(std::size_t{1} << kRememberedBits, {~std::uint64_t{0}, false});
-  auto dead = [&](std::size_t p) { return (dead_[p / 64] >> (p % 64) & 1) != 0; };
+  auto dead = [&](std::size_t p) { return dead_.test(p); };
   std::size_t pos = 0;
   LongPieceIndex::Tables::Match match = t.longest_prefix(data, size);
   for (;;) {
@@ -422,7 +422,7 @@ void LongPieceEncoder::encode(std::string_view piece, std::vector<Rank>& out) {
     while (match.token == kNoRank) {
       // No token can follow here: pos is no boundary of BPE(piece). Retry the token before it.
       if (out.size() == base) throw std::logic_error("LongPieceEncoder: no compatible tokens spell the piece");
-      dead_[pos / 64] |= std::uint64_t{1} << (pos % 64);
+      dead_.set(pos);
       const Rank last = out.back();
       out.pop_back();
       pos -= ranks.bytes(last).size();

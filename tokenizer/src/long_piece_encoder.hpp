@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "position_bits.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 
@@ -106,7 +107,7 @@ class LongPieceEncoder {
 
   const LongPieceIndex* index_;
   // Bit p set: no BPE token boundary at byte offset p of the current piece.
-  std::vector<std::uint64_t> dead_;
+  PositionBits dead_;
   struct RememberedPair {
     std::uint64_t pair;  // a << 32 | b; never a real pair while unused
     bool compatible;
