@@ -1,11 +1,11 @@
-// sdpa/<opencl algorithm>/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C: the OpenCL algorithms of
-// gpu::opencl_algorithms() on the shapes and inputs of sdpa_bench_inputs.hpp (those of the CPU
+// sdpa/<opencl kernel>/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C: the OpenCL kernels of
+// gpu::opencl_kernels() on the shapes and inputs of sdpa_bench_inputs.hpp (those of the CPU
 // family): S in {128, 512, 1024, 4096}, D in {64, 128}, causal 0 (none) or 1 (top-left), default
 // scale. Inputs stay on the device; an iteration's time is the sum of its kernels' execution times
 // from OpenCL profiling events (manual time), so neither copies nor enqueue overhead count.
 // opencl_naive stops at S = 1024: at 4096 its scores buffer alone would be 2 GiB (4 x 8 x 4096²
 // floats), more than many devices allocate at once.
-// sdpa/<opencl algorithm>_end_to_end/...: one shape (S = 1024, D = 64, causal 0) through
+// sdpa/<opencl kernel>_end_to_end/...: one shape (S = 1024, D = 64, causal 0) through
 // attention::Implementation::run, timed by the wall clock: device buffers, uploads, kernels and the
 // download of the output included.
 // GFLOPS counts sdpa_flops_per_call, as the CPU family. The context names the device
@@ -19,7 +19,7 @@
 
 #include "benches.hpp"
 #include "gpu/device_attention_problem.hpp"
-#include "gpu/opencl_algorithm.hpp"
+#include "gpu/opencl_kernel.hpp"
 #include "gpu/opencl_error.hpp"
 #include "gpu/opencl_implementations.hpp"
 #include "gpu/opencl_launch.hpp"
@@ -52,12 +52,12 @@ gpu::DeviceAttentionProblem& device_problem_for(gpu::OpenClRuntime& runtime, std
   return *uploaded;
 }
 
-void run_kernels(benchmark::State& state, const gpu::OpenClAlgorithm* algorithm, std::size_t seq, std::size_t dim,
+void run_kernels(benchmark::State& state, const gpu::OpenClKernel* kernel, std::size_t seq, std::size_t dim,
                  attention::CausalAlignment causal) {
   gpu::OpenClRuntime& runtime = gpu::default_runtime();
   gpu::DeviceAttentionProblem& problem = device_problem_for(runtime, seq, dim);
   problem.causal = causal;
-  const std::unique_ptr<gpu::PreparedSdpa> prepared = algorithm->prepare(runtime, problem.shape);
+  const std::unique_ptr<gpu::PreparedSdpa> prepared = kernel->prepare(runtime, problem.shape);
   // The first launch of a kernel may compile its work-group function (PoCL does).
   gpu::profiled_seconds(prepared->enqueue(problem));
   for (auto _ : state) state.SetIterationTime(gpu::profiled_seconds(prepared->enqueue(problem)));
@@ -90,12 +90,12 @@ void register_opencl_sdpa_benchmarks() {
   }
   benchmark::AddCustomContext("opencl_device", runtime->device().describe());
 
-  for (const gpu::OpenClAlgorithm& algorithm : gpu::opencl_algorithms()) {
+  for (const gpu::OpenClKernel& kernel : gpu::opencl_kernels()) {
     for (const std::size_t seq : kSdpaSeqLengths) {
-      if (algorithm.name == "opencl_naive" && seq > kNaiveMaxSeq) continue;
+      if (kernel.name == "opencl_naive" && seq > kNaiveMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
         for (const bool causal : {false, true}) {
-          register_guarded(sdpa_benchmark_name(algorithm.name, sdpa_shape(seq, dim), causal), run_kernels, &algorithm, seq, dim,
+          register_guarded(sdpa_benchmark_name(kernel.name, sdpa_shape(seq, dim), causal), run_kernels, &kernel, seq, dim,
                            causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond);

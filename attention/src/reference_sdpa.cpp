@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "attention/implementation_registry.hpp"
-#include "visible_keys.hpp"
+#include "attention/visible_keys.hpp"
 #include "workspace_sizes.hpp"
 
 namespace attention {

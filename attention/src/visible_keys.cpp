@@ -1,4 +1,4 @@
-#include "visible_keys.hpp"
+#include "attention/visible_keys.hpp"
 
 namespace attention {
 

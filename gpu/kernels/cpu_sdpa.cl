@@ -59,7 +59,7 @@ inline float sum_of_lanes(float16 x) {
 // only the rows that exist.
 __kernel void row_block_attention(__global const float* q, __global const float* packed_keys,
                                   __global const float* v, __global const float* mask, __global float* out,
-                                  int group, int seq_q, int seq_k, int padded_seq_k, int causal_offset,
+                                  int group, int seq_q, int seq_k, int padded_seq_k, int key_offset,
                                   float scale) {
   const int first_query = get_global_id(0) * QUERY_ROWS;
   const ulong bh = get_global_id(1);
@@ -77,7 +77,7 @@ __kernel void row_block_attention(__global const float* q, __global const float*
 #pragma unroll
   for (int r = 0; r < QUERY_ROWS; ++r) {
     queries[r] = min(first_query + r, seq_q - 1);
-    key_ends[r] = visible_key_end(queries[r], causal_offset, seq_k);
+    key_ends[r] = visible_key_end(queries[r], key_offset, seq_k);
     __global const float* q_row = q + (bh * seq_q + queries[r]) * HEAD_DIM;
     for (int d = 0; d < HEAD_DIM; ++d) scaled_queries[r][d] = scale * q_row[d];
     for (int c = 0; c < VALUE_CHUNKS * KEY_LANES; ++c) accumulators[r][c] = 0.0f;

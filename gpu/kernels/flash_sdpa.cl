@@ -37,17 +37,17 @@ inline float sum_of_lanes(floatv x) {
 __kernel __attribute__((reqd_work_group_size(QUERY_TILE, 1, 1)))
 void flash_attention(__global const float* q, __global const float* k, __global const float* v,
                      __global const float* mask, __global float* out, int group, int seq_q, int seq_k,
-                     int causal_offset, float scale) {
+                     int key_offset, float scale) {
   const int item = get_local_id(0);
   const int first_query = get_group_id(0) * QUERY_TILE;
   const int bh = get_group_id(1);
   const int query = first_query + item;
   // Items past seq_q still load tiles and reach every barrier; they see no key and write nothing.
   const bool active = query < seq_q;
-  const int key_end = active ? visible_key_end(query, causal_offset, seq_k) : 0;
+  const int key_end = active ? visible_key_end(query, key_offset, seq_k) : 0;
   // The tile's last query sees the most keys: the work-group stops after its last visible key, so
   // key tiles entirely above the causal diagonal are never loaded.
-  const int tile_key_end = visible_key_end(min(first_query + QUERY_TILE, seq_q) - 1, causal_offset, seq_k);
+  const int tile_key_end = visible_key_end(min(first_query + QUERY_TILE, seq_q) - 1, key_offset, seq_k);
   __global const float* k_head = k + (ulong)(bh / group) * seq_k * HEAD_DIM;
   __global const float* v_head = v + (ulong)(bh / group) * seq_k * VALUE_DIM;
   __global const float* row_mask = mask && active ? mask + (ulong)query * seq_k : 0;

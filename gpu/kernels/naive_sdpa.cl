@@ -63,11 +63,11 @@ inline float reduce_work_group(__local float* scratch, float value, bool is_max)
 // of SOFTMAX_WORK_GROUP items per row; dimension 1 runs over the batch*heads*seq_q rows.
 __kernel __attribute__((reqd_work_group_size(SOFTMAX_WORK_GROUP, 1, 1)))
 void masked_softmax_rows(__global float* scores, __global const float* mask, float scale, int seq_q,
-                         int seq_k, int causal_offset) {
+                         int seq_k, int key_offset) {
   const int item = get_local_id(0);
   const ulong row = get_global_id(1);
   const int query = (int)(row % seq_q);
-  const int key_end = visible_key_end(query, causal_offset, seq_k);
+  const int key_end = visible_key_end(query, key_offset, seq_k);
   __global float* row_scores = scores + row * seq_k;
   __global const float* row_mask = mask ? mask + (ulong)query * seq_k : 0;
   __local float scratch[SOFTMAX_WORK_GROUP];

@@ -7,10 +7,10 @@
 // Offsets are computed in ulong: a tensor may have more than 2^31 elements even when every
 // dimension fits an int.
 
-// Keys [0, visible_key_end) are visible to `query`: key j is visible iff j <= query + causal_offset,
-// where the host passes 0 (top-left), seq_k - seq_q (bottom-right) or seq_k (no causal limit).
-inline int visible_key_end(int query, int causal_offset, int seq_k) {
-  return clamp(query + causal_offset + 1, 0, seq_k);
+// Keys [0, visible_key_end) are visible to `query`, as attention::visible_keys defines it: the host
+// passes attention::KeyWindow::offset (1 top-left, 1 + seq_k - seq_q bottom-right, seq_k none).
+inline int visible_key_end(int query, int key_offset, int seq_k) {
+  return clamp(query + key_offset, 0, seq_k);
 }
 
 // The shift an online softmax subtracts before exponentiating: the running maximum, or 0 while

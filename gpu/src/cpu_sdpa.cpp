@@ -4,7 +4,7 @@
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_memory.hpp"
 #include "gpu/opencl_program.hpp"
-#include "sdpa_algorithms.hpp"
+#include "opencl_kernel_entries.hpp"
 #include "sdpa_kernel_arguments.hpp"
 
 namespace gpu {
@@ -47,7 +47,7 @@ class PreparedCpuSdpa final : public PreparedSdpa {
 
     set_kernel_arguments(attention_kernel_.get(), problem.q, packed_keys_, problem.v, problem.mask, problem.out,
                          arguments.group, arguments.seq_q, arguments.seq_k, static_cast<cl_int>(padded_seq_k),
-                         arguments.causal_offset, arguments.scale);
+                         arguments.key_offset, arguments.scale);
     const std::array attention_global{(shape_.seq_q + kQueryRows - 1) / kQueryRows, shape_.batch * shape_.heads};
     const std::array attention_local{std::size_t{1}, std::size_t{1}};
     events.push_back(enqueue_kernel(queue, attention_kernel_.get(), attention_global, attention_local));
@@ -66,8 +66,8 @@ class PreparedCpuSdpa final : public PreparedSdpa {
 
 }  // namespace
 
-OpenClAlgorithm cpu_sdpa_algorithm() {
-  return OpenClAlgorithm{
+OpenClKernel cpu_sdpa_kernel() {
+  return OpenClKernel{
       "opencl_cpu",
       "shaped for CPU devices: K packed by 16-key blocks, then each work-item takes 4 queries and walks 16 keys per "
       "float16, online softmax, no local memory",

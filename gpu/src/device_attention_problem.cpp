@@ -44,16 +44,4 @@ void download_output(const OpenClRuntime& runtime, const DeviceAttentionProblem&
   download_buffer(runtime.queue(), problem.out.get(), out);
 }
 
-int causal_key_offset(const attention::AttentionShape& shape, attention::CausalAlignment causal) {
-  switch (causal) {
-    case attention::CausalAlignment::top_left:
-      return 0;
-    case attention::CausalAlignment::bottom_right:
-      return static_cast<int>(shape.seq_k) - static_cast<int>(shape.seq_q);
-    case attention::CausalAlignment::none:
-      break;
-  }
-  return static_cast<int>(shape.seq_k);
-}
-
 }  // namespace gpu

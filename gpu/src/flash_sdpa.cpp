@@ -5,7 +5,7 @@
 
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_program.hpp"
-#include "sdpa_algorithms.hpp"
+#include "opencl_kernel_entries.hpp"
 #include "sdpa_kernel_arguments.hpp"
 
 namespace gpu {
@@ -53,7 +53,7 @@ class PreparedFlashSdpa final : public PreparedSdpa {
   std::vector<Event> enqueue(const DeviceAttentionProblem& problem) override {
     const SdpaKernelArguments arguments = sdpa_kernel_arguments(problem, shape_);
     set_kernel_arguments(kernel_.get(), problem.q, problem.k, problem.v, problem.mask, problem.out, arguments.group,
-                         arguments.seq_q, arguments.seq_k, arguments.causal_offset, arguments.scale);
+                         arguments.seq_q, arguments.seq_k, arguments.key_offset, arguments.scale);
     const std::array global{round_up(shape_.seq_q, query_tile_), shape_.batch * shape_.heads};
     const std::array local{query_tile_, std::size_t{1}};
     std::vector<Event> events;
@@ -70,8 +70,8 @@ class PreparedFlashSdpa final : public PreparedSdpa {
 
 }  // namespace
 
-OpenClAlgorithm flash_sdpa_algorithm() {
-  return OpenClAlgorithm{
+OpenClKernel flash_sdpa_kernel() {
+  return OpenClKernel{
       "opencl_flash",
       "one fused kernel, online softmax; a work-group per 64-query tile, one query per item, K/V tiles in local "
       "memory, rows as float4/float8 vectors",

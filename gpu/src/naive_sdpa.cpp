@@ -5,7 +5,7 @@
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_memory.hpp"
 #include "gpu/opencl_program.hpp"
-#include "sdpa_algorithms.hpp"
+#include "opencl_kernel_entries.hpp"
 #include "sdpa_kernel_arguments.hpp"
 
 namespace gpu {
@@ -51,7 +51,7 @@ class PreparedNaiveSdpa final : public PreparedSdpa {
     events.push_back(enqueue_kernel(queue, scores_kernel_.get(), scores_global, gemm_local));
 
     set_kernel_arguments(softmax_kernel_.get(), scores_, problem.mask, arguments.scale, arguments.seq_q,
-                         arguments.seq_k, arguments.causal_offset);
+                         arguments.seq_k, arguments.key_offset);
     const std::array softmax_global{kSoftmaxWorkGroup, heads * shape_.seq_q};
     const std::array softmax_local{kSoftmaxWorkGroup, std::size_t{1}};
     events.push_back(enqueue_kernel(queue, softmax_kernel_.get(), softmax_global, softmax_local));
@@ -75,8 +75,8 @@ class PreparedNaiveSdpa final : public PreparedSdpa {
 
 }  // namespace
 
-OpenClAlgorithm naive_sdpa_algorithm() {
-  return OpenClAlgorithm{
+OpenClKernel naive_sdpa_kernel() {
+  return OpenClKernel{
       "opencl_naive",
       "three kernels: tiled Q Kᵀ GEMM into a global scores buffer, row-wise scale+mask+softmax, tiled P V GEMM",
       scores_bytes,

@@ -5,20 +5,20 @@
 #include <utility>
 
 #include "gpu/device_attention_problem.hpp"
-#include "gpu/opencl_algorithm.hpp"
+#include "gpu/opencl_kernel.hpp"
 #include "gpu/opencl_runtime.hpp"
-#include "sdpa_algorithms.hpp"
+#include "opencl_kernel_entries.hpp"
 
 namespace gpu {
 
 namespace {
 
-void run_algorithm(const OpenClAlgorithm& algorithm, const attention::AttentionProblem& problem) {
+void run_kernel(const OpenClKernel& kernel, const attention::AttentionProblem& problem) {
   // Invalid arguments are reported before any OpenCL work, even on a machine without a device.
   attention::validate(problem);
   OpenClRuntime& runtime = default_runtime();
   const DeviceAttentionProblem device_problem = upload_problem(runtime, problem);
-  const std::unique_ptr<PreparedSdpa> prepared = algorithm.prepare(runtime, problem.shape);
+  const std::unique_ptr<PreparedSdpa> prepared = kernel.prepare(runtime, problem.shape);
   prepared->enqueue(device_problem);
   download_output(runtime, device_problem, problem.out);
 }
@@ -26,14 +26,14 @@ void run_algorithm(const OpenClAlgorithm& algorithm, const attention::AttentionP
 // Implementation holds plain function pointers: one instantiation per registry index.
 template <std::size_t Index>
 void run(const attention::AttentionProblem& problem) {
-  run_algorithm(opencl_algorithms()[Index], problem);
+  run_kernel(opencl_kernels()[Index], problem);
 }
 
 template <std::size_t Index>
 attention::Implementation implementation() {
-  const OpenClAlgorithm& algorithm = opencl_algorithms()[Index];
-  return attention::Implementation{algorithm.name, algorithm.description, opencl_device_available,
-                                   algorithm.workspace_bytes, run<Index>};
+  const OpenClKernel& kernel = opencl_kernels()[Index];
+  return attention::Implementation{kernel.name, kernel.description, opencl_device_available,
+                                   kernel.workspace_bytes, run<Index>};
 }
 
 template <std::size_t... Indices>
@@ -44,7 +44,7 @@ std::array<attention::Implementation, sizeof...(Indices)> implementations(std::i
 }  // namespace
 
 std::span<const attention::Implementation> opencl_implementations() {
-  static const auto all = implementations(std::make_index_sequence<kAlgorithmCount>());
+  static const auto all = implementations(std::make_index_sequence<kKernelCount>());
   return all;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "attention/visible_keys.hpp"
 #include "gpu/device_attention_problem.hpp"
 
 namespace gpu {
@@ -14,7 +15,7 @@ struct SdpaKernelArguments {
   cl_int group;  // heads / kv_heads
   cl_int seq_q;
   cl_int seq_k;
-  cl_int causal_offset;  // see causal_key_offset
+  cl_int key_offset;  // attention::KeyWindow::offset: query i sees keys [0, clamp(i + key_offset, 0, seq_k))
   cl_float scale;
 };
 
@@ -28,7 +29,7 @@ inline SdpaKernelArguments sdpa_kernel_arguments(const DeviceAttentionProblem& p
     throw std::invalid_argument("PreparedSdpa::enqueue: the problem's shape is not the prepared one");
   }
   return SdpaKernelArguments{static_cast<cl_int>(shape.heads / shape.kv_heads), static_cast<cl_int>(shape.seq_q),
-                             static_cast<cl_int>(shape.seq_k), causal_key_offset(shape, problem.causal),
+                             static_cast<cl_int>(shape.seq_k), static_cast<cl_int>(attention::key_window(shape, problem.causal).offset),
                              problem.scale};
 }
 

@@ -5,7 +5,7 @@
 
 #include "attention/attention_problem.hpp"
 #include "isa/isa.hpp"
-#include "visible_keys.hpp"
+#include "attention/visible_keys.hpp"
 
 namespace attention::simd {
 

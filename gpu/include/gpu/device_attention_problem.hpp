@@ -34,8 +34,4 @@ DeviceAttentionProblem upload_problem(const OpenClRuntime& runtime, const attent
 // before has finished.
 void download_output(const OpenClRuntime& runtime, const DeviceAttentionProblem& problem, std::span<float> out);
 
-// Key j is visible to query i iff j <= i + causal_key_offset: 0 for top-left, seq_k - seq_q for
-// bottom-right, seq_k (no limit) for none.
-int causal_key_offset(const attention::AttentionShape& shape, attention::CausalAlignment causal);
-
 }  // namespace gpu

@@ -6,7 +6,7 @@
 
 namespace gpu {
 
-// The OpenCL algorithms as attention::Implementation entries, in opencl_algorithms() order: each
+// The OpenCL kernels as attention::Implementation entries, in opencl_kernels() order: each
 // run() validates, uploads the inputs to default_runtime()'s device, computes and downloads the
 // output before returning. is_supported: an OpenCL device exists (OPENCL_DEVICE may still name
 // none, which run() then reports).

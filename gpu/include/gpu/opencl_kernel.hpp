@@ -13,7 +13,7 @@
 
 namespace gpu {
 
-// One OpenCL algorithm made ready for one shape on one runtime: programs built, kernels created,
+// One OpenCL kernel made ready for one shape on one runtime: programs built, kernels created,
 // workspace allocated. One object must not be used by two threads at once (kernel arguments are
 // per kernel object).
 class PreparedSdpa {
@@ -26,8 +26,8 @@ class PreparedSdpa {
   virtual std::vector<Event> enqueue(const DeviceAttentionProblem& problem) = 0;
 };
 
-// One way of computing SDPA with OpenCL kernels.
-struct OpenClAlgorithm {
+// One way of computing SDPA on an OpenCL device: its kernels, prepared for a shape.
+struct OpenClKernel {
   std::string_view name;
   std::string_view description;
   // Device memory a call allocates besides the copies of its inputs and output.
@@ -35,7 +35,8 @@ struct OpenClAlgorithm {
   std::unique_ptr<PreparedSdpa> (*prepare)(OpenClRuntime& runtime, const attention::AttentionShape& shape);
 };
 
-// opencl_naive, opencl_flash, opencl_cpu.
-std::span<const OpenClAlgorithm> opencl_algorithms();
+// The registry of OpenCL SDPA kernels: opencl_naive, opencl_flash, opencl_cpu. The same list as
+// attention::Implementation entries, which run on the host's data: opencl_implementations().
+std::span<const OpenClKernel> opencl_kernels();
 
 }  // namespace gpu

@@ -6,7 +6,8 @@
 
 namespace attention {
 
-// The causal restriction of a call in one number: query i sees keys [0, visible_keys(i)) with
+// The causal restriction of a call in one number, the one definition of which keys a query sees
+// (the OpenCL kernels take the same offset): query i sees keys [0, visible_keys(i)) with
 // visible_keys(i) = clamp(i + offset, 0, seq_k). The offset is 1 for top-left, 1 + seq_k - seq_q
 // for bottom-right and seq_k (so that the clamp always yields seq_k) for none.
 struct KeyWindow {

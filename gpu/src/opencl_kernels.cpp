@@ -1,0 +1,13 @@
+#include <array>
+
+#include "opencl_kernel_entries.hpp"
+
+namespace gpu {
+
+std::span<const OpenClKernel> opencl_kernels() {
+  static const std::array<OpenClKernel, kKernelCount> kernels{
+      naive_sdpa_kernel(), flash_sdpa_kernel(), cpu_sdpa_kernel()};
+  return kernels;
+}
+
+}  // namespace gpu
