@@ -15,11 +15,11 @@
 #include <utility>
 #include <vector>
 
+#include "byte_pair_encoder.hpp"
 #include "long_piece_encoder.hpp"
 #include "oracle.hpp"
 #include "random_text.hpp"
 #include "test_data.hpp"
-#include "tokenizer/byte_pair_encoder.hpp"
 
 namespace tokenizer {
 namespace {

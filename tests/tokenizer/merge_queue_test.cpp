@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "tokenizer/merge_queue.hpp"
+#include "merge_queue.hpp"
 
 namespace tokenizer {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/piece_cache.hpp"
+#include "piece_cache.hpp"
 
 namespace tokenizer {
 namespace {

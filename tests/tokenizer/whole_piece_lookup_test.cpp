@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "test_data.hpp"
-#include "tokenizer/whole_piece_lookup.hpp"
+#include "whole_piece_lookup.hpp"
 
 namespace tokenizer {
 namespace {

@@ -1,4 +1,4 @@
-#include "tokenizer/byte_pair_encoder.hpp"
+#include "byte_pair_encoder.hpp"
 
 #include "long_piece_encoder.hpp"
 #include "tokenizer/tokenizer.hpp"

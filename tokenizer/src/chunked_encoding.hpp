@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenizer/byte_pair_encoder.hpp"
+#include "byte_pair_encoder.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokenizer::chunked {

@@ -1,4 +1,4 @@
-#include "tokenizer/merge_queue.hpp"
+#include "merge_queue.hpp"
 
 namespace tokenizer {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/vocabulary.hpp"
+#include "tokenizer/vocabulary_types.hpp"
 
 namespace tokenizer {
 

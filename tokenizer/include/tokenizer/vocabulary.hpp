@@ -1,7 +1,6 @@
 #pragma once
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,19 +8,9 @@
 
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
+#include "tokenizer/vocabulary_types.hpp"
 
 namespace tokenizer {
-
-// A fault in a vocabulary or spec file; what() names the file, the line and the fault.
-class VocabularyError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct SpecialToken {
-  std::string text;
-  Rank rank;
-};
 
 // Everything that defines an encoding, as tiktoken's `Encoding` does: the ranks of the ordinary
 // tokens, the pre-tokenization pattern and the special tokens.

@@ -5,11 +5,11 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenizer/merge_queue.hpp"
-#include "tokenizer/piece_cache.hpp"
+#include "merge_queue.hpp"
+#include "piece_cache.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
-#include "tokenizer/whole_piece_lookup.hpp"
+#include "whole_piece_lookup.hpp"
 
 namespace tokenizer {
 
