@@ -13,7 +13,7 @@ NUMBER_COLUMNS = frozenset({1, 2, 3, 4, 5})
 def render_report(report, markdown=False):
     render_table = render_markdown_table if markdown else render_text_table
     sections = [_gating_note(report, markdown)]
-    sections.append(render_table(_table("benchmark", report.benchmarks, _duration,
+    sections.append(render_table(_table("benchmark", report.benchmarks, format_duration,
                                         report.times_gate, markdown)))
     if report.ratios:
         sections.append(render_table(_table("speedup", report.ratios, format_speedup,
@@ -95,7 +95,7 @@ def _regression_list(regressions, markdown):
     return "\n".join(lines)
 
 
-def _duration(nanoseconds):
+def format_duration(nanoseconds):
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if nanoseconds >= scale:
             return f"{_four_digits(nanoseconds / scale)} {unit}"

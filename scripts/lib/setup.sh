@@ -49,11 +49,46 @@ run_logged() {
   shift
   local status=0
   "$@" >"$log" 2>&1 || status=$?
-  if ((status != 0)); then
-    cat "$log" >&2
-    echo "error: '$*' failed with status $status (log: $log)" >&2
-  fi
+  ((status == 0)) || print_failure "$log" "$status" "$@"
   return "$status"
+}
+
+# print_failure LOG STATUS COMMAND...: the log of a failed command, then what failed.
+print_failure() {
+  local log="$1" status="$2"
+  shift 2
+  cat "$log" >&2
+  echo "error: '$*' failed with status $status (log: $log)" >&2
+}
+
+# run_logged for a long build: while it runs, every 10 s a line with the build's last percentage
+# (CMake's "[ 42%]"), when it has moved, and the time elapsed.
+run_with_progress() {
+  local log="$1"
+  shift
+  local status=0 started=$SECONDS shown='' percent
+  "$@" >"$log" 2>&1 &
+  local pid=$!
+  while ! wait_seconds "$pid" 10; do
+    percent="$(grep -o '^\[ *[0-9]*%\]' "$log" | tail -n 1 | tr -d '[] ')"
+    if [[ -n "$percent" && "$percent" != "$shown" ]]; then
+      printf '  building: %s after %d:%02d\n' "$percent" $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60))
+      shown="$percent"
+    fi
+  done
+  wait "$pid" || status=$?
+  ((status == 0)) || print_failure "$log" "$status" "$@"
+  return "$status"
+}
+
+# Waits up to $2 seconds for the child $1 to end; succeeds once it has ended.
+wait_seconds() {
+  local tick
+  for ((tick = 0; tick < $2 * 10; ++tick)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  ! kill -0 "$1" 2>/dev/null
 }
 
 missing_packages() {
@@ -107,7 +142,7 @@ build_tree() {
   mkdir -p "$build"
   echo "Building $build ($BUILD_TYPE, $JOBS jobs)"
   run_logged "$build/configure.log" cmake -S "$source" -B "$build" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${CMAKE_ARGS[@]}"
-  run_logged "$build/build.log" cmake --build "$build" --parallel "$JOBS" --target "$@"
+  run_with_progress "$build/build.log" cmake --build "$build" --parallel "$JOBS" --target "$@"
   if grep -q 'warning:' "$build/build.log"; then
     echo "Compiler warnings (without progress lines; full log: $build/build.log):" >&2
     grep -v '^\[ *[0-9]*%\]' "$build/build.log" >&2 || true

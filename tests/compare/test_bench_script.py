@@ -44,6 +44,15 @@ class ArgumentTest(unittest.TestCase):
         self.assert_usage_error(["--counts", "--quick"], message)
         self.assert_usage_error(["--counts", "--against", "HEAD"], message)
         self.assert_usage_error(["--counts", "--benchmark_min_time=1"], message)
+        self.assert_usage_error(["--counts", "--verbose"], message)
+
+    def test_quick_and_full_are_two_selections(self):
+        self.assert_usage_error(["--quick", "--full"], "--quick and --full are two selections; give one")
+
+    def test_repetitions_and_output_files_are_the_scripts_own(self):
+        for flag in ("--benchmark_repetitions", "--benchmark_out", "--benchmark_out_format", "--benchmark_format"):
+            self.assert_usage_error([f"{flag}=x"], f"{flag} is scripts/bench's own; give --repetitions N, "
+                                                   "or run build/benches itself")
 
     def test_repetitions_must_be_a_count(self):
         self.assert_usage_error(["--repetitions", "x"], "--repetitions needs a positive count")
@@ -51,7 +60,7 @@ class ArgumentTest(unittest.TestCase):
     def test_help_names_every_option(self):
         result = run_bench("--help")
         self.assertEqual(result.returncode, 0)
-        for option in ("--quick", "--save-baseline", "--no-compare", "--ratios-only", "--repetitions N",
+        for option in ("--quick", "--full", "--verbose", "bench-log.txt", "bench-results.png", "--save-baseline", "--no-compare", "--ratios-only", "--repetitions N",
                        "--against REV", "paired_minimum_effects", "--pairing P", "--counts"):
             self.assertIn(option, result.stdout)
 
