@@ -4,8 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "cli_support/argument_cursor.hpp"
+#include "cli_support/listing.hpp"
 #include "implementation_list.hpp"
 
 namespace attention::cli {
@@ -126,17 +128,10 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
 }
 
 std::string implementation_list_text() {
-  std::size_t width = 0;
-  for (const Implementation& i : sdpa_implementations()) width = std::max(width, i.name.size());
-  const Implementation& fallback = default_implementation();
-  std::string text;
-  for (const Implementation& i : sdpa_implementations()) {
-    text += std::string(i.name) + std::string(width + 2 - i.name.size(), ' ') + std::string(i.description);
-    if (i.name == fallback.name) text += " (default)";
-    if (!i.is_supported()) text += " (not supported on this machine)";
-    text += "\n";
-  }
-  return text;
+  std::vector<cli_support::ListedEntry> entries;
+  for (const Implementation& i : sdpa_implementations())
+    entries.push_back({i.name, i.description, i.name == default_implementation().name, i.is_supported()});
+  return cli_support::listing_text(entries, " (not supported on this machine)");
 }
 
 std::string usage_text() {

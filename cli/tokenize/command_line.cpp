@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli_support/argument_cursor.hpp"
+#include "cli_support/listing.hpp"
 #include "tokenizer/vocabulary.hpp"
 
 namespace tokenizer::cli {
@@ -66,6 +67,10 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
       cursor.expect_no_value(arg);
       command.help = true;
       return command;
+    } else if (arg == "--list") {
+      cursor.expect_no_value(arg);
+      command.list = true;
+      return command;
     } else if (arg == "--encoding") {
       encoding = cursor.value(arg);
     } else if (arg == "--vocab") {
@@ -94,6 +99,13 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
   return command;
 }
 
+std::string encoder_list_text() {
+  std::vector<cli_support::ListedEntry> entries;
+  for (const Encoder& e : all_encoders())
+    entries.push_back({e.name, e.description, e.name == fastest_encoder().name, e.is_supported()});
+  return cli_support::listing_text(entries, " (not supported on this CPU)");
+}
+
 std::string usage_text() {
   std::string encoders;
   for (const Encoder& e : all_encoders())
@@ -101,6 +113,7 @@ std::string usage_text() {
                 std::string(e.description) + "\n";
   return "Usage: tokenize [--encoding NAME | --vocab FILE] [--encoder NAME] [--allow-special]\n"
          "                [--format text|u32|count] [--decode] [FILE|-]\n"
+         "       tokenize --list\n"
          "\n"
          "Encodes FILE (or standard input when FILE is '-' or absent) into token ids, exactly as\n"
          "tiktoken does, and writes them to standard output. With --decode, reads token ids and\n"
@@ -125,6 +138,7 @@ std::string usage_text() {
          "                      count  the number of tokens and a newline (not with --decode)\n"
          "  --decode          read ids (in --format text or u32) and write the decoded bytes\n"
          "                    exactly; special-token ids decode to their text.\n"
+         "  --list            print the encoders, one a line, name first, and exit\n"
          "  -h, --help        print this text and exit\n"
          "\n"
          "Input is read as raw bytes and need not be valid UTF-8: for splitting into pieces, each\n"

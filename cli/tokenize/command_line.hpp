@@ -20,6 +20,7 @@ inline constexpr std::string_view kStdinName = "-";
 // encoder is registered and supported on this CPU. Files are not touched while parsing.
 struct CommandLine {
   bool help = false;
+  bool list = false;  // --list: print the encoders
   std::string encoding{kDefaultEncoding};  // used when vocab_file is empty
   std::string vocab_file;
   const Encoder* encoder = nullptr;  // never null after parsing, but with help
@@ -34,5 +35,8 @@ CommandLine parse_command_line(std::span<const std::string_view> args);
 
 // The text --help prints.
 std::string usage_text();
+
+// The text --list prints: every registered encoder, one a line, name first.
+std::string encoder_list_text();
 
 }  // namespace tokenizer::cli

@@ -37,6 +37,8 @@ void decode(const CommandLine& command, const Tokenizer& tokenizer) {
 void run_command(const CommandLine& command) {
   if (command.help) {
     write_bytes(stdout, usage_text());
+  } else if (command.list) {
+    write_bytes(stdout, encoder_list_text());
   } else {
     const Tokenizer tokenizer = load_tokenizer(command);
     if (command.decode) decode(command, tokenizer);

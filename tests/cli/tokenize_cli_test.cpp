@@ -263,6 +263,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"MissingVocabValue", {"--vocab"}, "", kExitUsageError, "option --vocab needs a value"},
         ErrorCase{"MissingEncoderValue", {"--encoder"}, "", kExitUsageError, "option --encoder needs a value"},
         ErrorCase{"ValueForFlag", {"--decode=yes"}, "", kExitUsageError, "option --decode takes no value"},
+        ErrorCase{"ValueForList", {"--list=yes"}, "", kExitUsageError, "option --list takes no value"},
         ErrorCase{"UnknownFormat", {"--format", "xml"}, "", kExitUsageError, "unknown format 'xml'"},
         ErrorCase{"UnknownEncoding", {"--encoding", "p50k_base"}, "", kExitUsageError, "unknown encoding 'p50k_base'"},
         ErrorCase{"UnknownEncoder", {"--encoder", "warp"}, "", kExitUsageError, "unknown encoder 'warp'"},
@@ -293,13 +294,35 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(TokenizeCli, HelpDocumentsEveryOption) {
   const std::string help = output_of({"--help"});
   for (const std::string fact :
-       {"--encoding", "--vocab", "--encoder", "--allow-special", "--format", "--decode", "--help", "-h", "text", "u32",
+       {"--encoding", "--vocab", "--encoder", "--allow-special", "--format", "--decode", "--list", "--help", "-h", "text", "u32",
         "count", "default: cl100k_base", "U+FFFD", "TOKENIZER_DATA_DIR", "Exit status"})
     EXPECT_NE(help.find(fact), std::string::npos) << fact;
   for (const std::string& encoding : Vocabulary::builtin_names()) EXPECT_NE(help.find(encoding), std::string::npos);
   for (const Encoder& encoder : all_encoders()) EXPECT_NE(help.find(encoder.name), std::string::npos) << encoder.name;
   EXPECT_NE(help.find("default: " + std::string(fastest_encoder().name)), std::string::npos);
   EXPECT_EQ(output_of({"-h"}), help);
+}
+
+TEST_F(TokenizeCli, ListShowsEachEncoderOnALineOfItsOwn) {
+  const std::string listing = output_of({"--list"});
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start < listing.size();) {
+    const std::size_t end = listing.find('\n', start);
+    ASSERT_NE(end, std::string::npos) << "last line unterminated";
+    lines.push_back(listing.substr(start, end - start));
+    start = end + 1;
+  }
+  const std::span<const Encoder> all = all_encoders();
+  ASSERT_EQ(lines.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(all[i].name);
+    EXPECT_TRUE(lines[i].starts_with(std::string(all[i].name) + " ")) << lines[i];
+    EXPECT_NE(lines[i].find(all[i].description), std::string::npos) << lines[i];
+    EXPECT_EQ(lines[i].ends_with(" (not supported on this CPU)"), !all[i].is_supported()) << lines[i];
+    EXPECT_EQ(lines[i].find(" (default)") != std::string::npos, all[i].name == fastest_encoder().name) << lines[i];
+  }
+  // --list wins over what follows it, as --help does.
+  EXPECT_EQ(output_of({"--list", "--bogus"}), listing);
 }
 
 }  // namespace
