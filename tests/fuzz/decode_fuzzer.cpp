@@ -8,25 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "builtin_encodings.hpp"
 #include "fuzz_support.hpp"
 #include "id_format.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace {
-
-const tokenizer::Tokenizer& encoding(std::size_t index) {
-  static const std::vector<std::string> names = tokenizer::Vocabulary::builtin_names();
-  static std::vector<std::unique_ptr<tokenizer::Tokenizer>> loaded(names.size());
-  std::unique_ptr<tokenizer::Tokenizer>& slot = loaded[index % names.size()];
-  if (!slot) slot = std::make_unique<tokenizer::Tokenizer>(tokenizer::Vocabulary::builtin(names[index % names.size()]));
-  return *slot;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const fuzz::SteeredInput input = fuzz::steer(bytes, size);
-  const tokenizer::Tokenizer& tok = encoding(input.control & 3);
+  const tokenizer::Tokenizer& tok = fuzz::builtin_encoding(input.control & 3);
   const auto format = input.control & 4 ? tokenizer::cli::IdFormat::u32 : tokenizer::cli::IdFormat::text;
   std::vector<tokenizer::Rank> ids;
   try {

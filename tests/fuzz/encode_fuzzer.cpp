@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_encodings.hpp"
 #include "fuzz_support.hpp"
 #include "oracle.hpp"
 #include "tokenizer/encoder_registry.hpp"
@@ -29,19 +30,11 @@ struct Encoding {
   explicit Encoding(tokenizer::Tokenizer t) : tokenizer(std::move(t)), oracle(tokenizer.vocabulary()) {}
 };
 
-const Encoding& encoding(std::size_t index) {
-  static const std::vector<std::string> names = tokenizer::Vocabulary::builtin_names();
-  static std::vector<std::unique_ptr<Encoding>> loaded(names.size());
-  std::unique_ptr<Encoding>& slot = loaded[index % names.size()];
-  if (!slot) slot = std::make_unique<Encoding>(tokenizer::Tokenizer(tokenizer::Vocabulary::builtin(names[index % names.size()])));
-  return *slot;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const fuzz::SteeredInput input = fuzz::steer(bytes, size);
-  const Encoding& e = encoding(input.control & 3);
+  const Encoding& e = fuzz::builtin_encoding<Encoding>(input.control & 3);
   const tokenizer::Tokenizer& tok = e.tokenizer;
   const auto agree_and_round_trip = [&](std::string_view text) {
     const std::vector<tokenizer::Rank> ids = tok.encode_ordinary(text, *tokenizer::find_encoder("serial"));
