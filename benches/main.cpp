@@ -13,7 +13,7 @@ namespace {
 void print_help() {
   benchmark::PrintDefaultHelp();
   std::fputs(
-      "\nBenchmark families (see README.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
+      "\nBenchmark families (see docs/benchmarks.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
       "pretokenization/<scanner>, vocabulary_load/<encoding>, decode/long_encoding,\n"
       "calibration/fma_peak, sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
       "(CPU implementations and, with an OpenCL device, opencl_*).\n"

@@ -126,7 +126,7 @@ def summary_table(run):
             speedup_text = f"{format_speedup(speedup)} {where.reference_member}" if speedup is not None else ""
             median = statistics.median(run.benchmarks[name].times_ns.values())
             rows.append(["  " + where.member, format_duration(median), figures[0], figures[1], speedup_text])
-    headers = ["benchmark", "time", "", "", "speedup over"]
+    headers = ["benchmark", "time", "throughput", "", "speedup over"]
     return Table(headers, rows, frozenset({1, 2, 3, 4}))
 
 
