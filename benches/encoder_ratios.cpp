@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
     // four per thread so that a thread the VM slows down leaves parts to the others, as the
     // parallel encoders' chunks do. That is the counterpart's work shared with nothing to
     // coordinate or stitch, so its speed relative to the counterpart is what this many threads
-    // give that work on this machine now. On a shared VM it moves with the load (1.68-1.97x for
-    // serial in runs on 2 vCPUs), and the parallel encoders move with it.
+    // give that work on this machine now. On a shared VM it moves with the load, and the parallel
+    // encoders move with it.
     const std::string_view long_text = kInputs[kLong].text();
     const auto threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
     const std::vector<std::string_view> parts = benches::line_parts(long_text, 4 * threads);
@@ -138,8 +138,8 @@ int main(int argc, char** argv) {
     // compare moments milliseconds apart; odd rounds take them in reverse order, so that no
     // encoder always runs first on an input (after another input's encodes) or always last.
     // A sample follows one call of the same encoder on the same input. While a single-threaded
-    // encoder runs, the parallel encoders' other thread goes to sleep; on a VM, waking it took
-    // 0.1-0.5 ms (up to 2 ms) and made that first call on long English up to 15% slower. So
+    // encoder runs, the parallel encoders' other thread goes to sleep, and waking it slows the
+    // first call measurably on a VM (docs/performance-notes.md). So
     // the samples measure encoders at work, as a stream of documents or Google Benchmark's
     // back-to-back iterations see them, and the first calls on long English are reported apart.
     for (int round = 0; round < rounds; ++round)

@@ -75,9 +75,8 @@ void run_on_arena(const FmaKernel& kernel, const Workload& work) {
 }
 
 // One core's best rate times the arena's threads. A run on one thread does not depend on the OS
-// running the other threads at the same moment, which a run on all of them does: at start-up, on
-// a shared 2-vCPU VM, the best of five such runs read 103 to 172 GFLOP/s where the calibration
-// benchmark then measured 190 to 198.
+// running the other threads at the same moment, which a run on all of them does: at start-up on
+// a shared VM such runs read far below the calibration benchmark (docs/performance-notes.md).
 double measure_peak_gflops() {
   constexpr double kRunSeconds = 0.02;
   constexpr int kRuns = 15;

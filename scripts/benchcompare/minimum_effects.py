@@ -16,15 +16,10 @@ class MinimumEffect:
     reason: str = "given with --min-effect"
 
 
-# Measured on the shared 2-core VM of this project (neighbour VMs and other jobs): 6 runs of
-# `build/benches --benchmark_filter=encod --benchmark_repetitions=5 --benchmark_min_time=0.2
-# --benchmark_enable_random_interleaving=true` of one build, compared pairwise (15 pairs). Among
-# the medians that moved with p < 0.05 (false alarms before this floor):
-# - single-threaded (CPU time): 3 of 210 comparisons, all by 26-28%; below that, a higher floor
-#   removes none, so the floor stays at the 10% a real regression should be caught at;
-# - adversarial inputs (1 MiB, a few iterations per repetition): 4 of 120, by 10-30%;
-# - multi-threaded (wall clock, which also waits for cores a neighbour holds): 25 of 390, most
-#   by 35-165%; no floor below 100% stops them, 30% stops the smaller ones.
+# The floors of the noisiest machine measured (runs of one build compared pairwise, false alarms
+# counted; docs/performance-notes.md): single-threaded benchmarks keep the 10% a real regression
+# should be caught at, the 1 MiB adversarial inputs (a few iterations a repetition) and the
+# multi-threaded ones (wall clock, which also waits for cores a neighbour holds) need more.
 DEFAULT_MINIMUM_EFFECTS = (
     MinimumEffect("*", 10.0, "single-threaded: CPU time"),
     MinimumEffect("adversarial_encoding/*", 20.0, "1 MiB adversarial inputs"),

@@ -27,8 +27,7 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
 // tiktoken's own loop: each round scans for the lowest-ranked adjacent pair, merges it and
 // re-ranks its two neighbouring pairs. O(n^2), all in registers and a cache line or two for the
 // short pieces it serves. Parts stay where they started: part i spans [i, next[i]) and a merge
-// unlinks the right part instead of shifting the arrays after it, which cost a third of this
-// function's instructions on English (three memmove calls a merge).
+// unlinks the right part instead of shifting the arrays after it (three memmove calls a merge).
 void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
   const RankTable& ranks = *ranks_;
   // For a live part i: part[i] is its rank, prev[i] the previous live part's offset (i > 0), and

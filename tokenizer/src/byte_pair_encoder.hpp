@@ -32,9 +32,8 @@ class BytePairEncoder {
   // Appends the ranks of `piece` to `out`. Every byte must have a rank of its own.
   // Most pieces of real text are whole tokens (every single byte is one): that path is inline,
   // in the caller's loop, for it cost a call and the save and restore of the registers the
-  // merging needs, 7% of the instructions of encoding English. Always inline, as is
-  // WholePieceLookup::find: left to itself, GCC made one or the other a function of its own
-  // again in some encoders' loops, for 6-8% more instructions there.
+  // merging needs. Always inline, as is WholePieceLookup::find: left to itself, GCC made one or
+  // the other a function of its own again in some encoders' loops.
   [[gnu::always_inline]] void encode(std::string_view piece, std::vector<Rank>& out) {
     if (piece.empty()) return;
     finish(whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size()), piece, out);

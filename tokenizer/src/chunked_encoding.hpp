@@ -31,8 +31,7 @@ inline constexpr std::size_t kSyncPieces = 64;
 // A chain takes its stop by this base class, not as a template parameter, so that each chain is
 // one function whether it runs to the end (serial) or stops at a chunk's end (parallel), and
 // the compiler lays out their per-piece loop once, alike. As a template, the parallel chunk's
-// copy made its own inlining choices and ran 10% more instructions than serial's on long
-// English, on one thread; now 5%, half of it the stitching copy.
+// copy made its own inlining choices and ran measurably more instructions than serial's.
 class ChainStop {
  public:
   ChainStop() = default;
@@ -59,7 +58,7 @@ struct ScalarChain {
   std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                      ChainStop& stop) const {
     // Inlined always into the scanning loop of each pattern kind: GCC otherwise calls it for
-    // every piece (+11% instructions on long English).
+    // every piece.
     return pretokenizer.scan_from(text, from, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
       if (stop.at(start)) return false;
       bpe.encode(text, start, end, out);
@@ -193,9 +192,8 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   };
   // Four chunks per thread, so that a thread the machine slows down leaves chunks to the others;
   // each thread keeps one BytePairEncoder, and its cache of recurring words, across its chunks.
-  // Each chunk costs a probe and a seam to stitch. In paired runs on 2-vCPU VMs, eight a thread
-  // beat two on long English in 5 runs of 5, by 3-6%, and on base64 in 2 of 2 (AMD EPYC); four
-  // beat eight on long English in 5 runs of 5, by about 2% (Intel Xeon), and tied on base64.
+  // Each chunk costs a probe and a seam to stitch; four a thread was the best compromise measured
+  // on both machines (docs/performance-notes.md).
   const std::size_t chunks = std::min(text.size() / kMinChunk, 4 * threads);
   std::vector<std::size_t> starts(chunks);
   for (std::size_t k = 1; k < chunks; ++k) starts[k] = chunk_start_near(text, k * text.size() / chunks);
@@ -281,8 +279,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
   };
 
   // One encoder per thread, not per chunk: a thread's later chunks find the words its earlier
-  // ones merged already in the encoder's cache (a fresh encoder per chunk: parallel 1.77-1.78x
-  // over serial instead of 1.84-1.85x). A chunk is a task of its own (simple_partitioner), so a
+  // ones merged already in the encoder's cache. A chunk is a task of its own (simple_partitioner), so a
   // thread that finishes early takes the next single chunk, not a range the partitioner chose.
   tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {

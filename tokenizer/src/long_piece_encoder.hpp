@@ -37,9 +37,9 @@ class LongPieceIndex {
   const RankTable& ranks() const { return *ranks_; }
 
   // Whether a long piece of `size` bytes should take this path now. The tables cost about as
-  // much as the merge-queue path spends on a couple of megabytes of long pieces (o200k_base:
-  // ~150 ms), so they are built only once that much long-piece work has been seen, across all
-  // callers; after that, always. Thread-safe.
+  // much as the merge-queue path spends on a couple of megabytes of long pieces, so they are
+  // built only once that much long-piece work has been seen, across all callers; after that,
+  // always. Thread-safe.
   bool worth_using(std::size_t size) const {
     if (built_flag_.load(std::memory_order_acquire)) return true;
     return long_bytes_seen_.fetch_add(size, std::memory_order_relaxed) + size >= kBuildAfterBytes;

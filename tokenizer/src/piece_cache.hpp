@@ -64,10 +64,9 @@ class PieceCache {
 
   // A piece of up to 16 bytes as two little-endian words: its first min(size, 8) bytes
   // (RankTable::load_head) and the bytes after those, each zero-padded; with the size, they
-  // tell every piece apart. They come from loads within the piece and a shift, where copying
-  // a piece of variable size called memcpy to hash it and memcmp to compare it: without those
-  // calls long English encoded 1.06x faster with serial and 1.01-1.05x with simd (paired runs,
-  // 201-301 rounds).
+  // tell every piece apart. They come from loads within the piece and a shift, not a copy of a
+  // piece of variable size, which called memcpy to hash it and memcmp to compare it, a call per
+  // piece of text.
   struct Key {
     std::uint64_t head, rest;
     std::size_t size;

@@ -7,10 +7,9 @@ namespace tokenizer {
 namespace {
 
 // Chain encoder (see chunked_encoding.hpp) over the SIMD batch scanner: piece boundaries come
-// kBatchPieces at a time from the vector classifier, then each piece is encoded. (Prefetching
-// the batch's rank-table slots was measured three times and dropped: on real text the slots a
-// document uses are mostly cached already; the last, paired within one process, read long
-// English simd/serial 1.00-1.04 with it and 1.02-1.04 without.)
+// kBatchPieces at a time from the vector classifier, then each piece is encoded. The batch's
+// rank-table slots are not prefetched: on real text the slots a document uses are mostly cached
+// already (docs/performance-notes.md).
 struct SimdChain {
   const PreTokenizer& pretokenizer;
   simd::ScanPiecesFn scan;
@@ -42,8 +41,8 @@ SimdChain simd_chain(const Tokenizer& tokenizer) {
 
 void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
   // Too short a text for a window of the vector scanner is all the scalar chain's: the serial
-  // encoder's own code for it, not the copy of that chain compiled here (4% more instructions on
-  // a sentence).
+  // encoder's own code for it, not the copy of that chain compiled here, which runs more
+  // instructions on a sentence.
   if (text.size() < simd::kWindowBytes) {
     encode_serial(tokenizer, text, out);
     return;

@@ -11,12 +11,9 @@ namespace tokenizer {
 // Looks up whole pieces in a RankTable, through its filter while many of them miss.
 //
 // A miss in the main table probes memory that a large vocabulary seldom keeps in cache; the
-// filter settles most misses from one cached word, but adds a hash and a load to every hit.
-// Measured on cl100k_base in paired runs: always filtering made 4 KiB of English (1.5% of its
-// pieces miss, and every probe stays cached) slower in all 8 rounds, by 0.85x at the median;
-// filtering made random base64 (39% miss) encode 1.46x faster; and a threshold of 1/16 rather
-// than 1/4 made the 1 MiB of Shakespeare (10% miss, so filtered only under 1/16) about 5% faster.
-// Text in other scripts misses on 60-80% of its pieces. So lookups are counted in windows of at
+// filter settles most misses from one cached word, but adds a hash and a load to every hit:
+// English misses on a few percent of its pieces and loses by filtering, random base64 and text
+// in other scripts miss on far more and win (docs/performance-notes.md). So lookups are counted in windows of at
 // least kWindow, and a window whose share of misses is above 1/kMissShareInverse turns the filter
 // on for the next. The answer is the same either way: the filter has no false negatives.
 class WholePieceLookup {

@@ -42,8 +42,7 @@ class RankTable {
   }
   // find for a non-empty key that may be read 8 bytes at a time: data + 8 must be readable,
   // whatever `size` is. One load and a mask give its head (padded_head) where load_head branches
-  // on the size, and the sizes of whole pieces follow no pattern a predictor learns: the serial
-  // and simd encoders ran 1.05x faster on long English with it (paired runs, 201 rounds).
+  // on the size, and the sizes of whole pieces follow no pattern a predictor learns.
   [[gnu::always_inline]] Rank find_padded(const std::uint8_t* data, std::size_t size) const {
     return find_by_head(data, size, padded_head(data, size));
   }
@@ -56,7 +55,7 @@ class RankTable {
   // into tables too large to, and a key longer than every token costs a compare. Lookups that
   // mostly hit pay for both: whole pieces use it only while many miss (WholePieceLookup).
   // The head and the hash are computed once, for the filter and the table behind it. Inlined
-  // always: GCC otherwise calls it, for 9% more instructions on English.
+  // always: GCC otherwise calls it.
   [[gnu::always_inline]] Rank find_filtered(const std::uint8_t* data, std::size_t size) const {
     if (size == 0) return kNoRank;
     return find_filtered_by_head(data, size, load_head(data, size));
@@ -166,9 +165,7 @@ class RankTable {
   // Whether the key in slot i, of the same head and size (9 bytes or more), is this one: by its
   // last 8 bytes, kept beside the slot in tails_, and for keys over 16 bytes also by the bytes
   // between head and tail, in the arena. A key of up to 16 bytes is thus settled without the
-  // arena, whose line was fetched only after the slot's and then its span's: lookups of the
-  // 9-byte-or-longer pieces of long English fell from about 80 ns to 35-45, and the serial and
-  // simd encoders ran 1.08x faster there (paired runs, 201 rounds).
+  // arena, whose line was fetched only after the slot's and then its span's.
   bool long_key_matches(std::size_t i, const std::uint8_t* data, std::size_t size) const {
     return tails_[i] == load64(data + size - 8) &&
            (size <= 16 || std::memcmp(bytes_.data() + spans_[slots_[i].rank].offset + 8, data + 8, size - 16) == 0);

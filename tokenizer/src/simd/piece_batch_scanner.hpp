@@ -19,8 +19,7 @@ inline constexpr std::size_t kWindowBytes = 64;
 
 // Pieces the simd encoders ask a scanner for at a time. A call classifies the window at its
 // first piece afresh and drops what is left of its last one, so a call per 16 pieces (about 70
-// bytes of English) classified most bytes twice; 256 a call took the simd encoder on long
-// English from 1.03-1.06x serial to 1.16-1.29x (encoder_ratios, three paired runs each), for
+// bytes of English) classified most bytes twice; 256 a call classifies most bytes once, for
 // 2 KiB of piece ends.
 inline constexpr std::size_t kBatchPieces = 256;
 
