@@ -1,0 +1,243 @@
+"""scripts/peers: peer tokenizers on exactly the inputs of build/benches, and PyTorch's SDPA on
+the shapes of its sdpa family.
+
+Every tokenizer peer of peers.TOKENIZER_PEERS that is installed encodes the inputs of the encoding
+benchmarks with the vocabularies of data/vocab. The results are written as Google Benchmark JSON,
+named PEER/FAMILY (e.g. tiktoken/long_encoding beside our long_encoding/<encoder>), so both can be
+read in one table; a short table goes to stdout.
+
+Before measuring, the ids of every peer are compared with ours (BUILD_DIR/tokenize) for every
+input measured: a peer is measured only on inputs where it does exactly our work, and an input
+where its ids differ is reported as not exact, never dropped silently.
+
+The batch benchmark runs first, on all threads; then the process is pinned to one CPU for the
+single-document benchmarks, so that a peer that spreads one call over all cores (gigatoken) is
+measured on one, as ours are.
+
+torch (optional: skipped when not installed) runs torch.nn.functional.scaled_dot_product_attention
+in float32 on the CPU with the shapes of our sdpa/<implementation>/... benchmarks, named
+torch/sdpa/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C/real_time, after its output has been
+compared with a float64 reference on one small shape.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from .environment import PEER_MODULES, VENV_DIR, ensure_modules
+from .id_check import OurIds, check_ids
+from .inputs import FAMILIES, Inputs
+from .locations import BUILD_DIR
+from .peers import TOKENIZER_PEERS
+from .results import aggregates, context, iteration_record
+from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, TorchSdpaPeer, sdpa_flops, sdpa_name
+from .tables import print_comparison, print_table
+from .timing import run_repetitions
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Environment: BUILD_DIR (default: build at the repository root), TOKENIZER_DATA_DIR "
+        "(default: data at the repository root), as for build/benches.",
+    )
+    parser.add_argument("--out", type=Path, default=BUILD_DIR / "peers-results.json",
+                        help="JSON results file (default: %(default)s)")
+    parser.add_argument("--repetitions", type=int, default=5,
+                        help="repetitions of each benchmark; above 1, mean, median, stddev and cv "
+                        "aggregates are added (default: %(default)s)")
+    parser.add_argument("--filter", default="",
+                        help="regular expression searched in the benchmark names, e.g. "
+                        "'tiktoken/long' (default: all)")
+    parser.add_argument("--min-time", type=float, default=0.5,
+                        help="minimum seconds per repetition, as --benchmark_min_time (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
+                        help="threads of the batch and sdpa benchmarks; the default, the CPUs this "
+                        "process may use, is what TBB gives encode_batch and our SDPA (default here: "
+                        "%(default)s)")
+    parser.add_argument("--tokenize", type=Path, default=BUILD_DIR / "tokenize",
+                        help="our tokenize program, for the id check (default: %(default)s)")
+    parser.add_argument("--ours", type=Path,
+                        help="JSON output of build/benches (--benchmark_out=FILE "
+                        "--benchmark_out_format=json) to show beside the peers in the table")
+    parser.add_argument("--setup", action="store_true",
+                        help=f"if a peer package is missing, create a virtual environment in "
+                        f"{VENV_DIR}, pip-install {', '.join(PEER_MODULES.values())} into it (torch from PyPI: "
+                        f"a few GB with its CUDA libraries) and run there")
+    args = parser.parse_args()
+    if args.repetitions < 1:
+        parser.error("--repetitions must be at least 1")
+    if args.min_time <= 0:
+        parser.error("--min-time must be positive")
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
+    try:
+        re.compile(args.filter)
+    except re.error as e:
+        parser.error(f"--filter is not a regular expression: {e}")
+    return args
+
+
+class Skipped(Exception):
+    """A benchmark that cannot be measured; str() says why."""
+
+    def __init__(self, why, ids_differ=False):
+        super().__init__(why)
+        self.ids_differ = ids_differ
+
+
+def measure(peer, name, family_index, encoding, data, ours, args):
+    """The iteration records of one benchmark; raises Skipped."""
+    batch = isinstance(data, list)
+    texts = data if batch else [data]
+    try:
+        if batch and peer.batch_encoder(encoding) is None:
+            raise Skipped(f"{peer.name} has no batch call")
+        if ours is not None:
+            why = check_ids(peer, encoding, texts, batch, ours)
+            if why is not None:
+                raise Skipped(f"ids differ from ours ({why})", ids_differ=True)
+        strings = [t.decode("utf-8") for t in texts]
+        fn = peer.batch_encoder(encoding) if batch else peer.encoder(encoding)
+        arg = strings if batch else strings[0]
+        ids = fn(arg)
+        ntokens = sum(len(x) for x in ids) if batch else len(ids)
+        nbytes = sum(len(t) for t in texts)
+        print(f"running {name} ({nbytes} bytes, {ntokens} tokens)", file=sys.stderr)
+        iterations, runs = run_repetitions(fn, arg, args.repetitions, args.min_time)
+    except (Skipped, KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # pyo3 turns a Rust panic into a BaseException
+        raise Skipped(f"{peer.name} failed: {type(e).__name__}: {e}") from e
+    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu,
+                             {"bytes_per_second": nbytes, "items_per_second": ntokens})
+            for i, (real, cpu) in enumerate(runs)]
+
+
+def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
+    """The iteration records of one torch/sdpa benchmark, on inputs made once; raises Skipped."""
+    gflop = sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9
+    try:
+        qkv = peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim)
+        fn = peer.attention(causal)
+        print(f"running {name} ({gflop:.2f} GFLOP a call)", file=sys.stderr)
+        with peer.torch.inference_mode():
+            # Untimed: the first call also starts torch's thread pool.
+            fn(qkv)
+            iterations, runs = run_repetitions(fn, qkv, args.repetitions, args.min_time)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:
+        raise Skipped(f"torch failed: {type(e).__name__}: {e}") from e
+    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, {"GFLOPS": gflop})
+            for i, (real, cpu) in enumerate(runs)]
+
+
+def main():
+    args = parse_args()
+    missing = ensure_modules(args.setup)
+    pattern = re.compile(args.filter)
+
+    peers, skipped_peers = [], {}
+    for peer_class in TOKENIZER_PEERS:
+        if peer_class.module in missing:
+            skipped_peers[peer_class.name] = (f"module {peer_class.module} not installed "
+                                              "(scripts/peers --setup installs it)")
+        else:
+            peers.append(peer_class(args.threads))
+
+    # The batch benchmarks first, on all threads, then the single-document ones pinned (below).
+    families = sorted(FAMILIES, key=lambda family: family[2] != "documents")
+    selected = [(peer, family, encoding, key) for family, encoding, key in families for peer in peers
+                if pattern.search(f"{peer.name}/{family}")]
+    sdpa_selected = [(f"torch/{sdpa_name(seq, dim, causal)}/real_time", seq, dim, causal)
+                     for seq, dim, causal in SDPA_SHAPES
+                     if pattern.search(f"torch/{sdpa_name(seq, dim, causal)}/real_time")]
+    if not selected and not sdpa_selected:
+        sys.exit(f"error: no benchmark matches --filter {args.filter!r}")
+    # torch takes seconds to import: only for its benchmarks.
+    sdpa_peer = None
+    if sdpa_selected:
+        if "torch" in missing:
+            skipped_peers["torch"] = "module torch not installed (scripts/peers --setup installs it)"
+        else:
+            sdpa_peer = TorchSdpaPeer(args.threads)
+    for name, why in skipped_peers.items():
+        print(f"note: {name} skipped: {why}", file=sys.stderr)
+
+    inputs = Inputs()
+    ours = OurIds(args.tokenize) if selected and args.tokenize.exists() else None
+    notes = []
+    if selected and ours is None:
+        notes.append(f"ids not checked against ours: {args.tokenize} not found (build it first)")
+        print(f"warning: {notes[-1]}", file=sys.stderr)
+
+    rows, reference_mismatches, pinned_cpu = [], 0, None
+    for family_index, (peer, family, encoding, key) in enumerate(selected):
+        name = f"{peer.name}/{family}"
+        if key != "documents" and pinned_cpu is None:
+            pinned_cpu = max(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, {pinned_cpu})
+            print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
+        try:
+            records = measure(peer, name, family_index, encoding, inputs.get(key), ours, args)
+        except Skipped as skip:
+            reference_mismatches += skip.ids_differ and peer.is_reference
+            notes.append(f"{name} skipped: {skip}")
+            print(f"warning: {notes[-1]}", file=sys.stderr)
+            continue
+        rows.extend(records)
+        if args.repetitions > 1:
+            rows.extend(aggregates(records))
+
+    sdpa_check = None
+    if sdpa_peer is not None:
+        why = sdpa_peer.check()
+        if why is None:
+            sdpa_check = sdpa_peer.describe_check()
+            print(f"check: {sdpa_check}", file=sys.stderr)
+        else:
+            notes.append(f"torch/sdpa skipped: its output differs from the float64 reference ({why})")
+            print(f"warning: {notes[-1]}", file=sys.stderr)
+    for offset, (name, seq, dim, causal) in enumerate(sdpa_selected if sdpa_check else []):
+        try:
+            records = measure_sdpa(sdpa_peer, name, len(selected) + offset, seq, dim, causal, args)
+        except Skipped as skip:
+            notes.append(f"{name} skipped: {skip}")
+            print(f"warning: {notes[-1]}", file=sys.stderr)
+            continue
+        rows.extend(records)
+        if args.repetitions > 1:
+            rows.extend(aggregates(records))
+
+    measured_peers = peers + ([sdpa_peer] if sdpa_peer is not None else [])
+    result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
+    if pinned_cpu is not None:
+        result["context"]["single_document_cpu"] = pinned_cpu
+    if sdpa_check:
+        result["context"]["torch_sdpa_check"] = sdpa_check
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print_table(rows)
+    if args.ours:
+        print_comparison(rows, args.ours, [p.name for p in measured_peers])
+    for note in notes:
+        print(f"note: {note}")
+    print(f"\nresults: {args.out}")
+    if ours is not None:
+        print(f"ids: every peer result shown equals ours ({args.tokenize}) on its input")
+    if sdpa_check:
+        print(f"sdpa: {sdpa_check}")
+    if reference_mismatches:
+        print(f"error: tiktoken's ids differ from ours on {reference_mismatches} input(s): see the warnings above",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The tables printed at the end: the peers' results, and ours beside them."""
+
+import json
+import sys
+
+def speed(row):
+    """(value, unit) of the rate the tables show: GFLOP/s for SDPA, else MB/s."""
+    if "GFLOPS" in row:
+        return row["GFLOPS"], "GFLOPS"
+    return row["bytes_per_second"] / 1e6, "MB/s"
+
+
+UNIT_TITLES = {
+    "MB/s": "MB/s (10^6 bytes/s; medians where repeated)",
+    "GFLOPS": "GFLOP/s (FlashAttention's count, see benches/sdpa_bench_inputs.hpp; medians where repeated)",
+}
+
+
+def representative(rows):
+    """Per run_name: the median aggregate if there is one, else the median of the iteration rows."""
+    by_run = {}
+    for row in rows:
+        by_run.setdefault(row["run_name"], []).append(row)
+    out = {}
+    for run_name, group in by_run.items():
+        medians = [r for r in group if r.get("aggregate_name") == "median"]
+        if medians:
+            out[run_name] = medians[0]
+        else:
+            iterations = sorted((r for r in group if r.get("run_type", "iteration") == "iteration"),
+                                key=lambda r: speed(r)[0])
+            if iterations:
+                out[run_name] = iterations[len(iterations) // 2]
+    return out
+
+
+def print_table(rows):
+    chosen = representative(rows)
+    tokenizer_rows = {name: row for name, row in chosen.items() if "GFLOPS" not in row}
+    sdpa_rows = {name: row for name, row in chosen.items() if "GFLOPS" in row}
+    if tokenizer_rows:
+        print(f"{'benchmark':<46} {'time':>14} {'cpu':>14} {'MB/s':>9} {'Mtok/s':>8}")
+        for name, row in tokenizer_rows.items():
+            print(f"{name:<46} {row['real_time']:>11.0f} ns {row['cpu_time']:>11.0f} ns "
+                  f"{row['bytes_per_second'] / 1e6:>9.1f} {row['items_per_second'] / 1e6:>8.2f}")
+    if sdpa_rows:
+        print(f"{'benchmark':<76} {'time':>11} {'GFLOPS':>8}")
+        for name, row in sdpa_rows.items():
+            print(f"{name:<76} {row['real_time'] / 1e6:>8.1f} ms {row['GFLOPS']:>8.1f}")
+
+
+def split_name(run_name, peer_names):
+    """(family, column) of an our or a peer's run name; /real_time is dropped from both. Ours are
+    FAMILY/ENCODER, or sdpa/IMPLEMENTATION/SHAPE whose family is sdpa/SHAPE, as the peers'."""
+    base = run_name.removesuffix("/real_time")
+    head, _, rest = base.partition("/")
+    if head in peer_names:
+        return rest, head
+    if head == "sdpa":
+        implementation, _, shape = rest.partition("/")
+        return f"sdpa/{shape}", implementation
+    family, _, encoder = base.rpartition("/")
+    return family, encoder
+
+
+def print_comparison(peer_rows, ours_file, peer_names):
+    try:
+        ours = json.loads(ours_file.read_text())["benchmarks"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"error: cannot read Google Benchmark JSON from {ours_file}: {e}")
+    peer_families = {split_name(r["run_name"], peer_names)[0] for r in peer_rows}
+    # Per unit: {family: {column: value}} and the columns in order of appearance.
+    tables = {}
+    for source in (ours, peer_rows):
+        for run_name, row in representative(source).items():
+            family, column = split_name(run_name, peer_names)
+            if family not in peer_families:
+                continue
+            value, unit = speed(row)
+            table, columns = tables.setdefault(unit, ({}, []))
+            table.setdefault(family, {})[column] = value
+            if column not in columns:
+                columns.append(column)
+    for unit, (table, columns) in tables.items():
+        width = max(30, *(len(family) + 2 for family in table))
+        print(f"\n{UNIT_TITLES[unit]}, ours from {ours_file}:")
+        print(f"{'family':<{width}}" + "".join(f"{c:>15}" for c in columns))
+        for family, cells in table.items():
+            print(f"{family:<{width}}" + "".join(f"{cells[c]:>15.1f}" if c in cells else f"{'-':>15}"
+                                                 for c in columns))
