@@ -29,13 +29,13 @@ from pathlib import Path
 
 from .environment import PEER_MODULES, VENV_DIR, ensure_modules
 from .id_check import OurIds, check_ids
-from .inputs import FAMILIES, Inputs
+from .inputs import BATCH_INPUT, FAMILIES, WARM_UP_INPUT, Inputs
 from .locations import BUILD_DIR
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
 from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, TorchSdpaPeer, sdpa_flops, sdpa_name
 from .tables import print_comparison, print_table
-from .timing import run_repetitions
+from .timing import run_repetitions, time_iterations
 
 
 def parse_args():
@@ -90,10 +90,11 @@ class Skipped(Exception):
         self.ids_differ = ids_differ
 
 
-def measure(peer, name, family_index, encoding, data, ours, args):
+def measure(peer, name, family_index, encoding, key, regime, inputs, ours, args):
     """The iteration records of one benchmark; raises Skipped."""
-    batch = isinstance(data, list)
-    texts = data if batch else [data]
+    batch = key == BATCH_INPUT
+    data = inputs.get(key)
+    texts = data if isinstance(data, list) else [data]
     try:
         if batch and peer.batch_encoder(encoding) is None:
             raise Skipped(f"{peer.name} has no batch call")
@@ -102,13 +103,23 @@ def measure(peer, name, family_index, encoding, data, ours, args):
             if why is not None:
                 raise Skipped(f"ids differ from ours ({why})", ids_differ=True)
         strings = [t.decode("utf-8") for t in texts]
-        fn = peer.batch_encoder(encoding) if batch else peer.encoder(encoding)
-        arg = strings if batch else strings[0]
-        ids = fn(arg)
-        ntokens = sum(len(x) for x in ids) if batch else len(ids)
         nbytes = sum(len(t) for t in texts)
-        print(f"running {name} ({nbytes} bytes, {ntokens} tokens)", file=sys.stderr)
-        iterations, runs = run_repetitions(fn, arg, args.repetitions, args.min_time)
+        ntokens = sum(len(ours.of(encoding, t)) for t in texts) if ours is not None else None
+        print(f"running {name} ({nbytes} bytes{f', {ntokens} tokens' if ntokens else ''})", file=sys.stderr)
+        if regime == "warm":
+            fn = peer.batch_encoder(encoding) if batch else peer.encoder(encoding)
+            arg = strings if batch else strings[0]
+            iterations, runs = run_repetitions(fn, arg, args.repetitions, args.min_time)
+        else:
+            warm_up = inputs.get(WARM_UP_INPUT).decode("utf-8")
+            iterations, runs = 1, []
+            for _ in range(args.repetitions):
+                real, cpu, ids = time_fresh(peer, encoding, batch, strings, warm_up)
+                runs.append((real, cpu))
+                # A fresh object is held to our ids too, on every call timed.
+                if ours is not None and any(list(got) != ours.of(encoding, text) for got, text in zip(ids, texts)):
+                    raise Skipped("ids of a fresh object differ from ours", ids_differ=True)
+        ntokens = ntokens or sum(len(ids) for ids in encode_all(peer, encoding, batch, strings))
     except (Skipped, KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # pyo3 turns a Rust panic into a BaseException
@@ -116,6 +127,26 @@ def measure(peer, name, family_index, encoding, data, ours, args):
     return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu,
                              {"bytes_per_second": nbytes, "items_per_second": ntokens})
             for i, (real, cpu) in enumerate(runs)]
+
+
+def encode_all(peer, encoding, batch, strings):
+    """The ids of every string, by the warm object."""
+    return peer.batch_encoder(encoding)(strings) if batch else [peer.encoder(encoding)(s) for s in strings]
+
+
+def time_fresh(peer, encoding, batch, strings, warm_up):
+    """(real ns, cpu ns, ids per string) of a fresh object encoding STRINGS (in one batch call, or
+    one call each in turn) after it has encoded only WARM_UP, untimed."""
+    ids = []
+    if batch:
+        fn = peer.batch_encoder(encoding, fresh=True)
+        fn([warm_up])
+        real, cpu = time_iterations(lambda texts: ids.extend(fn(texts)), strings, 1)
+    else:
+        fn = peer.encoder(encoding, fresh=True)
+        fn(warm_up)
+        real, cpu = time_iterations(lambda texts: ids.extend(fn(text) for text in texts), strings, 1)
+    return real, cpu, ids
 
 
 def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
@@ -151,8 +182,8 @@ def main():
             peers.append(peer_class(args.threads))
 
     # The batch benchmarks first, on all threads, then the single-document ones pinned (below).
-    families = sorted(FAMILIES, key=lambda family: family[2] != "documents")
-    selected = [(peer, family, encoding, key) for family, encoding, key in families for peer in peers
+    families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
+    selected = [(peer, family, encoding, key, regime) for family, encoding, key, regime in families for peer in peers
                 if pattern.search(f"{peer.name}/{family}")]
     sdpa_selected = [(f"torch/{sdpa_name(seq, dim, causal)}/real_time", seq, dim, causal)
                      for seq, dim, causal in SDPA_SHAPES
@@ -177,14 +208,14 @@ def main():
         print(f"warning: {notes[-1]}", file=sys.stderr)
 
     rows, reference_mismatches, pinned_cpu = [], 0, None
-    for family_index, (peer, family, encoding, key) in enumerate(selected):
+    for family_index, (peer, family, encoding, key, regime) in enumerate(selected):
         name = f"{peer.name}/{family}"
-        if key != "documents" and pinned_cpu is None:
+        if key != BATCH_INPUT and pinned_cpu is None:
             pinned_cpu = max(os.sched_getaffinity(0))
             os.sched_setaffinity(0, {pinned_cpu})
             print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
         try:
-            records = measure(peer, name, family_index, encoding, inputs.get(key), ours, args)
+            records = measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)
         except Skipped as skip:
             reference_mismatches += skip.ids_differ and peer.is_reference
             notes.append(f"{name} skipped: {skip}")

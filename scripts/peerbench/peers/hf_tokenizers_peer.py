@@ -3,6 +3,7 @@
 import os
 
 from ..vocabularies import load_ranks, load_spec
+from .peer import Peer
 
 
 def bytes_to_unicode():
@@ -35,7 +36,7 @@ def split_by_ranks(ranks, token, max_rank):
         parts[i:i + 2] = [parts[i] + parts[i + 1]]
 
 
-class HfTokenizersPeer:
+class HfTokenizersPeer(Peer):
     """HF tokenizers cannot read a .tiktoken file; its BPE model is built from the same ranks as
     GPT-2-style vocab and merges (the merge of each token is the pair tiktoken's BPE forms it
     from, ordered by rank), with ignore_merges so that a piece in the vocabulary is one token
@@ -45,45 +46,46 @@ class HfTokenizersPeer:
 
     name = "hf_tokenizers"
     module = "tokenizers"
-    is_reference = False
+    package = "tokenizers"
 
     def __init__(self, threads):
+        super().__init__(threads)
         # Read when rayon's pool starts, at the first batch.
         os.environ["RAYON_NUM_THREADS"] = str(threads)
-        import tokenizers
-        self.version = tokenizers.__version__
-        self._tokenizers = {}
+        self._models = {}
 
-    def _tokenizer(self, encoding):
-        if encoding not in self._tokenizers:
-            from tokenizers import Regex, Tokenizer, models, pre_tokenizers
-            spec = load_spec(encoding)
-            ranks = load_ranks(encoding)
-            to_unicode = bytes_to_unicode()
+    def make(self, encoding):
+        from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+        if encoding not in self._models:
+            self._models[encoding] = _vocabulary_and_merges(encoding)
+        vocabulary, merges, pattern = self._models[encoding]
+        tok = Tokenizer(models.BPE(vocab=vocabulary, merges=merges, ignore_merges=True))
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ])
+        return tok
 
-            def unicode_of(token):
-                return "".join(to_unicode[b] for b in token)
+    def encode_with(self, tokenizer):
+        return lambda text: tokenizer.encode(text, add_special_tokens=False).ids
 
-            merges = []
-            for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-                if len(token) > 1:
-                    parts = split_by_ranks(ranks, token, rank)
-                    # A token its own BPE cannot reach has no merge; it is still found whole.
-                    if len(parts) == 2:
-                        merges.append((unicode_of(parts[0]), unicode_of(parts[1])))
-            model = models.BPE(vocab={unicode_of(t): r for t, r in ranks.items()}, merges=merges, ignore_merges=True)
-            tok = Tokenizer(model)
-            tok.pre_tokenizer = pre_tokenizers.Sequence([
-                pre_tokenizers.Split(Regex(spec["pat_str"]), behavior="isolated", invert=False),
-                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-            ])
-            self._tokenizers[encoding] = tok
-        return self._tokenizers[encoding]
+    def batch_with(self, tokenizer):
+        return lambda documents: [e.ids for e in tokenizer.encode_batch(documents, add_special_tokens=False)]
 
-    def encoder(self, encoding):
-        tok = self._tokenizer(encoding)
-        return lambda text: tok.encode(text, add_special_tokens=False).ids
 
-    def batch_encoder(self, encoding):
-        tok = self._tokenizer(encoding)
-        return lambda documents: [e.ids for e in tok.encode_batch(documents, add_special_tokens=False)]
+def _vocabulary_and_merges(encoding):
+    """The BPE model's vocabulary and merges, as GPT-2-style unicode strings, and the pattern."""
+    ranks = load_ranks(encoding)
+    to_unicode = bytes_to_unicode()
+
+    def unicode_of(token):
+        return "".join(to_unicode[b] for b in token)
+
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            parts = split_by_ranks(ranks, token, rank)
+            # A token its own BPE cannot reach has no merge; it is still found whole.
+            if len(parts) == 2:
+                merges.append((unicode_of(parts[0]), unicode_of(parts[1])))
+    return {unicode_of(t): r for t, r in ranks.items()}, merges, load_spec(encoding)["pat_str"]

@@ -1,29 +1,20 @@
 """kitoken: reads the .tiktoken file itself."""
 
 from ..vocabularies import tiktoken_file
+from .peer import Peer
 
 
-class KitokenPeer:
+class KitokenPeer(Peer):
     name = "kitoken"
-    module = "kitoken"
-    is_reference = False
+    module = package = "kitoken"
 
-    def __init__(self, threads):
-        from importlib.metadata import version
-        self.version = version("kitoken")
-        self._tokenizers = {}
+    def make(self, encoding):
+        import kitoken
+        return kitoken.Kitoken.from_tiktoken_file(str(tiktoken_file(encoding)))
 
-    def _tokenizer(self, encoding):
-        if encoding not in self._tokenizers:
-            import kitoken
-            self._tokenizers[encoding] = kitoken.Kitoken.from_tiktoken_file(str(tiktoken_file(encoding)))
-        return self._tokenizers[encoding]
-
-    def encoder(self, encoding):
+    def encode_with(self, tokenizer):
         # encode_specials=False: special-token text is ordinary text.
-        tok = self._tokenizer(encoding)
-        return lambda text: tok.encode(text, False)
+        return lambda text: tokenizer.encode(text, False)
 
-    def batch_encoder(self, encoding):
-        tok = self._tokenizer(encoding)
-        return lambda documents: tok.encode_all(documents, False)
+    def batch_with(self, tokenizer):
+        return lambda documents: tokenizer.encode_all(documents, False)

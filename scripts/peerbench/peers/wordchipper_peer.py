@@ -6,41 +6,35 @@ import tempfile
 from pathlib import Path
 
 from ..vocabularies import tiktoken_file
+from .peer import Peer
 
 
-class WordchipperPeer:
+class WordchipperPeer(Peer):
     name = "wordchipper"
-    module = "wordchipper"
-    is_reference = False
+    module = package = "wordchipper"
 
     def __init__(self, threads):
-        from importlib.metadata import version
-        self.version = version("wordchipper")
-        # Offline, from_pretrained quietly returns a byte-level tokenizer with wrong ids: the
-        # local .tiktoken files go where its cache expects them (WORDCHIPPER_CACHE_DIR/openai/NAME/),
-        # in a folder of this process, read when the first tokenizer is made.
-        self._cache = Path(tempfile.mkdtemp(prefix="tokbench-wordchipper-"))
-        os.environ["WORDCHIPPER_CACHE_DIR"] = str(self._cache)
-        self._tokenizers = {}
+        super().__init__(threads)
+        # Offline, from_pretrained quietly returns a byte-level tokenizer with wrong ids: the local
+        # .tiktoken files go where its cache expects them (WORDCHIPPER_CACHE_DIR/openai/NAME/), in
+        # a folder of this process (removed when it exits), read when a tokenizer is made.
+        self._folder = tempfile.TemporaryDirectory(prefix="tokbench-wordchipper-")
+        os.environ["WORDCHIPPER_CACHE_DIR"] = self._folder.name
 
-    def __del__(self):
-        shutil.rmtree(self._cache, ignore_errors=True)
-
-    def _tokenizer(self, encoding):
-        if encoding not in self._tokenizers:
-            import wordchipper
-            folder = self._cache / "openai" / encoding
-            folder.mkdir(parents=True, exist_ok=True)
+    def make(self, encoding):
+        import wordchipper
+        folder = Path(self._folder.name) / "openai" / encoding
+        if not folder.exists():
+            folder.mkdir(parents=True)
             shutil.copyfile(tiktoken_file(encoding), folder / f"{encoding}.tiktoken")
-            self._tokenizers[encoding] = wordchipper.Tokenizer.from_pretrained(encoding)
-        return self._tokenizers[encoding]
+        return wordchipper.Tokenizer.from_pretrained(encoding)
 
-    def encoder(self, encoding):
+    def encode_with(self, tokenizer):
         import wordchipper
-        tok, none = self._tokenizer(encoding), wordchipper.SpecialFilter.include_none()
-        return lambda text: tok.encode(text, none)
+        none = wordchipper.SpecialFilter.include_none()
+        return lambda text: tokenizer.encode(text, none)
 
-    def batch_encoder(self, encoding):
+    def batch_with(self, tokenizer):
         import wordchipper
-        tok, none = self._tokenizer(encoding), wordchipper.SpecialFilter.include_none()
-        return lambda documents: tok.encode_batch(documents, none)
+        none = wordchipper.SpecialFilter.include_none()
+        return lambda documents: tokenizer.encode_batch(documents, none)
