@@ -168,6 +168,21 @@ def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
             for i, (real, cpu) in enumerate(runs)]
 
 
+def collect(name, measurement, rows, notes, repetitions):
+    """Adds the records of measurement() and their aggregates to ROWS, or, if it is Skipped, a note
+    saying why; returns the Skipped, or None."""
+    try:
+        records = measurement()
+    except Skipped as skip:
+        notes.append(f"{name} skipped: {skip}")
+        print(f"warning: {notes[-1]}", file=sys.stderr)
+        return skip
+    rows.extend(records)
+    if repetitions > 1:
+        rows.extend(aggregates(records))
+    return None
+
+
 def main():
     args = parse_args()
     missing = ensure_modules(args.setup)
@@ -214,16 +229,9 @@ def main():
             pinned_cpu = max(os.sched_getaffinity(0))
             os.sched_setaffinity(0, {pinned_cpu})
             print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
-        try:
-            records = measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)
-        except Skipped as skip:
-            reference_mismatches += skip.ids_differ and peer.is_reference
-            notes.append(f"{name} skipped: {skip}")
-            print(f"warning: {notes[-1]}", file=sys.stderr)
-            continue
-        rows.extend(records)
-        if args.repetitions > 1:
-            rows.extend(aggregates(records))
+        skip = collect(name, lambda: measure(peer, name, family_index, encoding, key, regime, inputs, ours, args),
+                       rows, notes, args.repetitions)
+        reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
     sdpa_check = None
     if sdpa_peer is not None:
@@ -235,15 +243,8 @@ def main():
             notes.append(f"torch/sdpa skipped: its output differs from the float64 reference ({why})")
             print(f"warning: {notes[-1]}", file=sys.stderr)
     for offset, (name, seq, dim, causal) in enumerate(sdpa_selected if sdpa_check else []):
-        try:
-            records = measure_sdpa(sdpa_peer, name, len(selected) + offset, seq, dim, causal, args)
-        except Skipped as skip:
-            notes.append(f"{name} skipped: {skip}")
-            print(f"warning: {notes[-1]}", file=sys.stderr)
-            continue
-        rows.extend(records)
-        if args.repetitions > 1:
-            rows.extend(aggregates(records))
+        collect(name, lambda: measure_sdpa(sdpa_peer, name, len(selected) + offset, seq, dim, causal, args),
+                rows, notes, args.repetitions)
 
     measured_peers = peers + ([sdpa_peer] if sdpa_peer is not None else [])
     result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
