@@ -3,6 +3,7 @@
 import json
 import sys
 
+
 def speed(row):
     """(value, unit) of the rate the tables show: GFLOP/s for SDPA, else MB/s."""
     if "GFLOPS" in row:
