@@ -14,7 +14,8 @@ from repository import SCRIPTS_DIR
 
 from benchcompare.round_running import Progress, TimeLeft, finished_benchmark, format_clock
 
-NAMES = ["short_encoding/serial", "short_encoding/simd", "sdpa/flash/batch:1/heads:1/seq_q:8/seq_k:8/dim:8/causal:0/real_time"]
+NAMES = ["short_encoding/serial", "short_encoding/simd",
+         "sdpa/flash/batch:1/heads:1/seq_q:8/seq_k:8/dim:8/causal:0/real_time"]
 
 # A stand-in for build/benches: lists NAMES, or runs them once each in the order of FAKE_ORDER
 # (default: as listed), printing a console line per benchmark and writing the JSON rows. FAKE_SKIP
@@ -63,7 +64,8 @@ class RunRoundsTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         merged = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
         self.assertEqual(merged["context"], {"run": 0})
-        self.assertEqual(sorted((row["name"], row["repetition_index"], row["cpu_time"]) for row in merged["benchmarks"]),
+        rows = merged["benchmarks"]
+        self.assertEqual(sorted((row["name"], row["repetition_index"], row["cpu_time"]) for row in rows),
                          sorted((name, i, 100.0 + i) for name in NAMES for i in range(3)))
         log = (self.dir / "log.txt").read_text(encoding="utf-8")
         self.assertEqual(log.count("Running fake benches"), 3)

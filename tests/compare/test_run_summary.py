@@ -66,7 +66,8 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(speedups["cl100k_base"], "")  # no serial member: no speedup
 
     def test_sdpa_is_listed_by_implementation_against_the_reference_at_the_same_shape(self):
-        small, large = "batch:1/heads:1/seq_q:8/seq_k:8/dim:8/causal:0", "batch:1/heads:1/seq_q:64/seq_k:64/dim:8/causal:0"
+        small = "batch:1/heads:1/seq_q:8/seq_k:8/dim:8/causal:0"
+        large = "batch:1/heads:1/seq_q:64/seq_k:64/dim:8/causal:0"
         run = self.run_of(
             rows(f"sdpa/reference/{small}/real_time", [900.0] * 3, GFLOPS=1e-9 * 900, peak_fraction=0.01 * 900e-9),
             rows(f"sdpa/flash/{small}/real_time", [30.0] * 3, GFLOPS=1e-9 * 900, peak_fraction=0.01 * 900e-9),

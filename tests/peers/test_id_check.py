@@ -41,7 +41,8 @@ class IdCheckTest(unittest.TestCase):
 
     def test_a_difference_is_named_with_its_place(self):
         peer = FakePeer({b"ab": [1, 5], b"cd": [3]})
-        self.assertEqual(check_ids(peer, "cl100k_base", [b"ab"], False, OURS), "first difference at token 1: 5 vs ours 2")
+        self.assertEqual(check_ids(peer, "cl100k_base", [b"ab"], False, OURS),
+                         "first difference at token 1: 5 vs ours 2")
         self.assertEqual(check_ids(peer, "cl100k_base", [b"cd", b"ab"], True, OURS),
                          "document 1: first difference at token 1: 5 vs ours 2")
 

@@ -25,7 +25,8 @@ class ResultsTest(unittest.TestCase):
         rows = [iteration_record("tiktoken/short_encoding", 0, 3, i, 100, real, real, {"bytes_per_second": 60})
                 for i, real in enumerate((1_000_000, 1_100_000, 900_000))]
         document = {"context": {}, "benchmarks": rows + aggregates(rows)}
-        self.assertEqual([row["aggregate_name"] for row in document["benchmarks"][3:]], ["mean", "median", "stddev", "cv"])
+        self.assertEqual([row["aggregate_name"] for row in document["benchmarks"][3:]],
+                         ["mean", "median", "stddev", "cv"])
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "peers.json"
             path.write_text(json.dumps(document), encoding="utf-8")
