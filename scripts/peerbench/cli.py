@@ -34,7 +34,7 @@ from .locations import BUILD_DIR
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
 from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, TorchSdpaPeer, sdpa_flops, sdpa_name
-from .tables import print_comparison, print_table
+from .tables import print_comparison, print_regime_table, print_table
 from .timing import run_repetitions, time_iterations
 
 
@@ -257,6 +257,7 @@ def main():
     print_table(rows)
     if args.ours:
         print_comparison(rows, args.ours, [p.name for p in measured_peers])
+        print_regime_table(rows, args.ours, [p.name for p in peers])
     for note in notes:
         print(f"note: {note}")
     print(f"\nresults: {args.out}")

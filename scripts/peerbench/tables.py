@@ -3,6 +3,8 @@
 import json
 import sys
 
+from benchcompare.tables import Table, render_text_table
+
 
 def speed(row):
     """(value, unit) of the rate the tables show: GFLOP/s for SDPA, else MB/s."""
@@ -65,10 +67,7 @@ def split_name(run_name, peer_names):
 
 
 def print_comparison(peer_rows, ours_file, peer_names):
-    try:
-        ours = json.loads(ours_file.read_text())["benchmarks"]
-    except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"error: cannot read Google Benchmark JSON from {ours_file}: {e}")
+    ours = _read_ours(ours_file)
     peer_families = {split_name(r["run_name"], peer_names)[0] for r in peer_rows}
     # Per unit: {family: {column: value}} and the columns in order of appearance.
     tables = {}
@@ -89,3 +88,67 @@ def print_comparison(peer_rows, ours_file, peer_names):
         for family, cells in table.items():
             print(f"{family:<{width}}" + "".join(f"{cells[c]:>15.1f}" if c in cells else f"{'-':>15}"
                                                  for c in columns))
+
+
+# The columns of the regime table: (heading, family of cl100k_base, of o200k_base or None, what).
+REGIME_COLUMNS = [
+    ("long warm", "long_encoding", "long_encoding_o200k", "MB/s"),
+    ("long cold", "long_encoding/cold", "long_encoding_o200k/cold", "MB/s"),
+    ("stream", "stream_encoding", "stream_encoding_o200k", "MB/s"),
+    ("short", "short_encoding", "short_encoding_o200k", "us"),
+    ("batch warm", "encode_batch", None, "MB/s"),
+    ("batch cold", "encode_batch/cold", None, "MB/s"),
+]
+# Ours keep nothing across calls: a fresh Tokenizer encodes as fast as one that has seen the text.
+OURS_COLD_FROM_WARM = {"long_encoding/cold": "long_encoding", "long_encoding_o200k/cold": "long_encoding_o200k",
+                       "encode_batch/cold": "encode_batch"}
+
+
+def print_regime_table(peer_rows, ours_file, peer_names):
+    """One table per encoding: a row per peer and per encoder of ours, a column per regime (MB/s;
+    the short call in microseconds), as the issue of the peers measured them."""
+    ours = _read_ours(ours_file)
+    cells = {}  # (family, column) -> the representative row
+    for source in (peer_rows, ours):
+        for run_name, row in representative(source).items():
+            cells[split_name(run_name, peer_names)] = row
+    ours_columns = []
+    for family, column in cells:
+        if column not in peer_names and column not in ours_columns and family.startswith("long_encoding"):
+            ours_columns.append(column)
+    rows_of = [(name, name) for name in peer_names] + [(f"ours {c}", c) for c in ours_columns]
+    for encoding, index in (("cl100k_base", 1), ("o200k_base", 2)):
+        headings = [heading for heading, *families in REGIME_COLUMNS if families[index - 1]]
+        lines, starred = [], False
+        for label, column in rows_of:
+            values = []
+            for heading, *families in REGIME_COLUMNS:
+                family, unit = families[index - 1], families[2]
+                if family is None:
+                    continue
+                row = cells.get((family, column))
+                star = ""
+                if row is None and label.startswith("ours") and family in OURS_COLD_FROM_WARM:
+                    row, star = cells.get((OURS_COLD_FROM_WARM[family], column)), "*"
+                starred |= bool(star and row)
+                if row is None:
+                    values.append("-")
+                elif unit == "us":
+                    values.append(f"{row['real_time'] / 1e3:.2f}")
+                else:
+                    values.append(f"{speed(row)[0]:.0f}{star}")
+            if any(value != "-" for value in values):
+                lines.append([label, *values])
+        if not lines:
+            continue
+        print(f"\n{encoding}: MB/s (10^6 bytes/s), short: microseconds a call; medians; ours from {ours_file}")
+        print(render_text_table(Table(["encoder", *headings], lines, frozenset(range(1, len(headings) + 1)))))
+        if starred:
+            print("* ours keep nothing across calls: their cold is their warm measurement")
+
+
+def _read_ours(ours_file):
+    try:
+        return json.loads(ours_file.read_text())["benchmarks"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"error: cannot read Google Benchmark JSON from {ours_file}: {e}")

@@ -1,0 +1,44 @@
+"""The regime table: a row per peer and per encoder of ours, a column per regime."""
+
+import contextlib
+import io
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+import repository  # noqa: F401  (makes peerbench importable)
+from peerbench.results import iteration_record
+
+
+def row(name, nanoseconds, nbytes):
+    return iteration_record(name, 0, 1, 0, 1, nanoseconds, nanoseconds, {"bytes_per_second": nbytes})
+
+
+class RegimeTableTest(unittest.TestCase):
+    def test_peers_and_ours_side_by_side(self):
+        from peerbench.tables import print_regime_table
+        peers = [row("fastokens/long_encoding", 2_000_000, 1_000_000),        # 500 MB/s
+                 row("fastokens/long_encoding/cold", 4_000_000, 1_000_000),   # 250 MB/s
+                 row("fastokens/short_encoding", 700, 60)]                    # 0.70 us a call
+        ours = [row("long_encoding/simd", 5_000_000, 1_000_000),              # 200 MB/s
+                row("short_encoding/simd", 170, 60)]
+        with tempfile.TemporaryDirectory() as folder:
+            ours_file = Path(folder) / "ours.json"
+            ours_file.write_text(json.dumps({"context": {}, "benchmarks": ours}), encoding="utf-8")
+            output = io.StringIO()
+            with contextlib.redirect_stdout(output):
+                print_regime_table(peers, ours_file, ["fastokens", "gigatoken"])
+        lines = output.getvalue().splitlines()
+        self.assertIn("encoder    long warm  long cold  stream  short  batch warm  batch cold", lines)
+        self.assertIn("fastokens        500        250       -   0.70           -           -", lines)
+        # Ours keep nothing across calls: their cold column repeats warm, starred.
+        self.assertIn("ours simd        200       200*       -   0.17           -           -", lines)
+        self.assertIn("* ours keep nothing across calls: their cold is their warm measurement", lines)
+        # A peer without any measurement has no row; o200k, measured by nobody, no table.
+        self.assertFalse(any(line.startswith("gigatoken") for line in lines))
+        self.assertFalse(any(line.startswith("o200k_base") for line in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()
