@@ -131,7 +131,7 @@ def run_rounds(command, rounds, out, log_path, verbose=False, stream=sys.stderr,
     rounds_dir.mkdir(parents=True, exist_ok=True)
     progress = Progress(len(names) * rounds, rounds, stream)
     estimate = TimeLeft(names, rounds)
-    stream.write(f"Running {len(names)} benchmarks, {rounds} rounds of each in shuffled order; "
+    stream.write(f"Running {_count(len(names), 'benchmark')}, {_count(rounds, 'round')} of each in shuffled order; "
                  f"console output: {log_path}\n")
     stream.flush()
     started = clock()
@@ -180,9 +180,14 @@ def run_rounds(command, rounds, out, log_path, verbose=False, stream=sys.stderr,
                              f"{len(names)} benchmarks (first: {missing[0]}); see {log_path}\n")
                 return EXIT_FAILED
     out.write_text(json.dumps(merge_rounds([str(path) for path in round_paths]), indent=1), encoding="utf-8")
-    stream.write(f"Ran {len(names)} benchmarks x {rounds} rounds in {format_clock(clock() - started)}\n")
+    stream.write(f"Ran {_count(len(names), 'benchmark')} x {_count(rounds, 'round')} in "
+                 f"{format_clock(clock() - started)}\n")
     stream.flush()
     return EXIT_RUN
+
+
+def _count(number, noun):
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def main(argv=None):
