@@ -23,7 +23,7 @@ struct CommandLine {
   bool list = false;  // --list: print the encoders
   std::string encoding{kDefaultEncoding};  // used when vocab_file is empty
   std::string vocab_file;
-  const Encoder* encoder = nullptr;  // never null after parsing, but with help
+  const Encoder* encoder = nullptr;  // never null after parsing, but with help or list
   bool allow_special = false;
   IdFormat format = IdFormat::text;
   bool decode = false;
