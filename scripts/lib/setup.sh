@@ -25,6 +25,7 @@ DEBIAN_PACKAGES=(
   libxsimd-dev libtbb-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   xz-utils python3 python3-venv python3-matplotlib python3-hypothesis
+  python3-dev pybind11-dev python3-numpy
   valgrind
 )
 # Extra arguments of every CMake configure.

@@ -1,0 +1,219 @@
+// The Python module `tokbench`: tiktoken's encode surface over the tokenizer library, so that a
+// Python program switches by changing its import, and so that scripts/peers measures ours from
+// Python at the same call overhead as every peer.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "python_values.hpp"
+#include "special_token_sets.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace py = pybind11;
+using tokenizer::Rank;
+
+namespace tokbench_python {
+
+namespace {
+
+// Texts shorter than this are encoded holding the GIL: releasing and taking it back costs more
+// than a sentence takes to encode.
+constexpr std::size_t kReleaseGilBytes = 4096;
+
+const tokenizer::Encoder& encoder_named(const std::optional<std::string>& name) {
+  if (!name) return tokenizer::fastest_encoder();
+  const tokenizer::Encoder* encoder = tokenizer::find_encoder(*name);
+  std::string known;
+  for (const tokenizer::Encoder* e : tokenizer::supported_encoders()) {
+    if (!known.empty()) known += ", ";
+    known += e->name;
+  }
+  if (!encoder) throw py::value_error("unknown encoder '" + *name + "' (this CPU runs: " + known + ")");
+  if (!encoder->is_supported()) throw py::value_error("encoder '" + *name + "' needs instructions this CPU lacks (it runs: " + known + ")");
+  return *encoder;
+}
+
+// tiktoken's Encoding: a Tokenizer (shared by the Encodings of one vocabulary) and the encoder it
+// encodes with.
+class Encoding {
+ public:
+  Encoding(std::shared_ptr<const tokenizer::Tokenizer> tokenizer, const tokenizer::Encoder& encoder)
+      : tokenizer_(std::move(tokenizer)), encoder_(&encoder) {}
+
+  const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
+  const std::shared_ptr<const tokenizer::Tokenizer>& shared_tokenizer() const { return tokenizer_; }
+  const tokenizer::Encoder& encoder() const { return *encoder_; }
+  const tokenizer::Vocabulary& vocabulary() const { return tokenizer_->vocabulary(); }
+
+  std::vector<Rank> encode_ordinary(std::string_view text) const {
+    if (text.size() < kReleaseGilBytes) return tokenizer_->encode_ordinary(text, *encoder_);
+    py::gil_scoped_release released;
+    return tokenizer_->encode_ordinary(text, *encoder_);
+  }
+
+  std::vector<Rank> encode(std::string_view text, const SpecialTokenSets& specials) const {
+    specials.check(text);
+    if (!specials.allows_any()) return encode_ordinary(text);
+    if (text.size() < kReleaseGilBytes) return tokenizer_->encode(text, specials.policy(), *encoder_);
+    py::gil_scoped_release released;
+    return tokenizer_->encode(text, specials.policy(), *encoder_);
+  }
+
+  // Every document checked first (the first with a disallowed token raises), then all encoded
+  // on at most `threads` threads without the GIL.
+  std::vector<std::vector<Rank>> encode_batch(py::handle texts, int threads, const SpecialTokenSets& specials) const {
+    if (threads < 1) throw py::value_error("num_threads must be at least 1, not " + std::to_string(threads));
+    std::vector<Utf8Text> documents;
+    for (py::handle text : texts) documents.emplace_back(text);
+    std::vector<std::string_view> views;
+    views.reserve(documents.size());
+    for (const Utf8Text& d : documents) {
+      specials.check(d.view());
+      views.push_back(d.view());
+    }
+    py::gil_scoped_release released;
+    // No more threads than TBB has: asked for more, it prints a warning and uses what it has.
+    tbb::task_arena arena(std::min(threads, tbb::info::default_concurrency()));
+    return arena.execute([&] {
+      if (!specials.allows_any()) return tokenizer_->encode_batch(views, *encoder_);
+      std::vector<std::vector<Rank>> out(views.size());
+      tbb::parallel_for(std::size_t{0}, views.size(),
+                        [&](std::size_t i) { out[i] = tokenizer_->encode(views[i], specials.policy(), *encoder_); });
+      return out;
+    });
+  }
+
+  // tiktoken's KeyError for an id that is no token.
+  std::string decode_bytes(py::handle tokens) const {
+    const std::vector<Rank> ids = to_ids(tokens);
+    try {
+      return tokenizer_->decode(ids);
+    } catch (const tokenizer::UnknownTokenId& e) {
+      throw py::key_error("Invalid token for decoding: " + std::to_string(e.id()));
+    }
+  }
+
+ private:
+  std::shared_ptr<const tokenizer::Tokenizer> tokenizer_;
+  const tokenizer::Encoder* encoder_;
+};
+
+// get_encoding's objects, one per (encoding, encoder), sharing one Tokenizer per encoding: as in
+// tiktoken, asking again for an encoding costs a lookup, not a load.
+std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::optional<std::string>& encoder_name) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::shared_ptr<Encoding>> encodings;
+  const tokenizer::Encoder& encoder = encoder_named(encoder_name);
+  const std::lock_guard lock(mutex);
+  std::shared_ptr<Encoding>& slot = encodings[{name, std::string(encoder.name)}];
+  if (slot) return slot;
+  for (const auto& [key, encoding] : encodings)
+    if (key.first == name && encoding) return slot = std::make_shared<Encoding>(encoding->shared_tokenizer(), encoder);
+  try {
+    slot = std::make_shared<Encoding>(std::make_shared<const tokenizer::Tokenizer>(tokenizer::Vocabulary::builtin(name)), encoder);
+  } catch (const tokenizer::VocabularyError& e) {
+    encodings.erase({name, std::string(encoder.name)});
+    throw py::value_error(e.what());
+  }
+  return slot;
+}
+
+std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::optional<std::string>& encoder_name) {
+  const tokenizer::Encoder& encoder = encoder_named(encoder_name);
+  try {
+    return std::make_shared<Encoding>(std::make_shared<const tokenizer::Tokenizer>(tokenizer::Vocabulary::load(path)), encoder);
+  } catch (const tokenizer::VocabularyError& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+// Ids as a one-dimensional numpy array of uint32 that owns them: no copy.
+py::array_t<Rank> to_array(std::vector<Rank> ids) {
+  auto* owned = new std::vector<Rank>(std::move(ids));
+  const py::capsule free_ids(owned, [](void* p) { delete static_cast<std::vector<Rank>*>(p); });
+  return py::array_t<Rank>(static_cast<py::ssize_t>(owned->size()), owned->data(), free_ids);
+}
+
+}  // namespace
+
+}  // namespace tokbench_python
+
+PYBIND11_MODULE(tokbench, m) {
+  using namespace tokbench_python;
+  m.doc() = "tokbench's byte-level BPE tokenizer with tiktoken's encode surface: exactly tiktoken's ids.";
+
+  m.def("get_encoding", &builtin_encoding, py::arg("encoding_name"), py::arg("encoder") = py::none(),
+        "A built-in encoding (r50k_base, cl100k_base, o200k_base), loaded once. `encoder` names one of\n"
+        "encoders() (default: the fastest this CPU runs); every encoder gives the same ids.");
+  m.def("load_encoding", &load_encoding, py::arg("path"), py::arg("encoder") = py::none(),
+        "An encoding from a .tiktoken file and the .json spec beside it.");
+  m.def("list_encoding_names", &tokenizer::Vocabulary::builtin_names);
+  m.def("encoders", [] {
+    std::vector<std::string> names;
+    for (const tokenizer::Encoder* e : tokenizer::supported_encoders()) names.emplace_back(e->name);
+    return names;
+  }, "The encoders this CPU runs, simplest first; the last is the default.");
+
+  const py::str all("all");
+  const py::set none;
+  py::class_<Encoding, std::shared_ptr<Encoding>>(m, "Encoding")
+      .def_property_readonly("name", [](const Encoding& e) { return e.vocabulary().name(); })
+      .def_property_readonly("encoder", [](const Encoding& e) { return std::string(e.encoder().name); })
+      .def_property_readonly("n_vocab", [](const Encoding& e) { return e.vocabulary().id_end(); })
+      .def_property_readonly("max_token_value", [](const Encoding& e) { return e.vocabulary().id_end() - 1; })
+      .def_property_readonly("eot_token", [](const Encoding& e) {
+        const tokenizer::SpecialToken* eot = e.vocabulary().find_special("<|endoftext|>");
+        if (!eot) throw py::key_error("<|endoftext|>");
+        return eot->rank;
+      })
+      .def_property_readonly("special_tokens_set", [](const Encoding& e) {
+        py::set out;
+        for (const tokenizer::SpecialToken& s : e.vocabulary().special_tokens()) out.add(py::str(s.text));
+        return out;
+      })
+      .def("encode_ordinary", [](const Encoding& e, py::handle text) {
+        return to_list(e.encode_ordinary(Utf8Text(text).view()));
+      }, py::arg("text"))
+      .def("encode", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
+        return to_list(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
+      }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all)
+      .def("encode_to_numpy", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
+        return to_array(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
+      }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all,
+      "encode, as a numpy array of uint32 that owns the ids (no copy).")
+      .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
+        const SpecialTokenSets ordinary(e.vocabulary(), py::set(), py::tuple());
+        py::list out;
+        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, ordinary)) out.append(to_list(ids));
+        return out;
+      }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
+      .def("encode_batch", [](const Encoding& e, py::handle texts, int threads, py::handle allowed, py::handle disallowed) {
+        py::list out;
+        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)))
+          out.append(to_list(ids));
+        return out;
+      }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8, py::arg("allowed_special") = none,
+      py::arg("disallowed_special") = all)
+      .def("decode_bytes", [](const Encoding& e, py::handle tokens) { return py::bytes(e.decode_bytes(tokens)); },
+           py::arg("tokens"))
+      .def("decode", [](const Encoding& e, py::handle tokens, const std::string& errors) {
+        const std::string bytes = e.decode_bytes(tokens);
+        PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), errors.c_str());
+        if (!text) throw py::error_already_set();
+        return py::reinterpret_steal<py::str>(text);
+      }, py::arg("tokens"), py::arg("errors") = "replace")
+      .def("__repr__", [](const Encoding& e) { return "<Encoding '" + e.vocabulary().name() + "'>"; });
+}
