@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,17 +45,19 @@ const tokenizer::Encoder& encoder_named(const std::optional<std::string>& name) 
   return *encoder;
 }
 
-// tiktoken's Encoding: a Tokenizer (shared by the Encodings of one vocabulary) and the encoder it
-// encodes with.
+// tiktoken's Encoding: a Tokenizer and the encoder it encodes with. Encodings made from one another
+// (with_encoder) share the Tokenizer and its IdObjects.
 class Encoding {
  public:
   Encoding(std::shared_ptr<const tokenizer::Tokenizer> tokenizer, const tokenizer::Encoder& encoder)
-      : tokenizer_(std::move(tokenizer)), encoder_(&encoder) {}
+      : tokenizer_(std::move(tokenizer)), encoder_(&encoder), id_objects_(std::make_shared<IdObjects>(tokenizer_->vocabulary().id_end())) {}
+  Encoding(const Encoding& other, const tokenizer::Encoder& encoder)
+      : tokenizer_(other.tokenizer_), encoder_(&encoder), id_objects_(other.id_objects_) {}
 
   const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
-  const std::shared_ptr<const tokenizer::Tokenizer>& shared_tokenizer() const { return tokenizer_; }
   const tokenizer::Encoder& encoder() const { return *encoder_; }
   const tokenizer::Vocabulary& vocabulary() const { return tokenizer_->vocabulary(); }
+  py::list to_list(const std::vector<Rank>& ids) const { return id_objects_->list_of(ids); }
 
   std::vector<Rank> encode_ordinary(std::string_view text) const {
     if (text.size() < kReleaseGilBytes) return tokenizer_->encode_ordinary(text, *encoder_);
@@ -109,19 +110,19 @@ class Encoding {
  private:
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer_;
   const tokenizer::Encoder* encoder_;
+  std::shared_ptr<IdObjects> id_objects_;
 };
 
 // get_encoding's objects, one per (encoding, encoder), sharing one Tokenizer per encoding: as in
-// tiktoken, asking again for an encoding costs a lookup, not a load.
+// tiktoken, asking again for an encoding costs a lookup, not a load. Never destroyed: the
+// Encodings hold Python objects, which must not be released after the interpreter has ended.
 std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::optional<std::string>& encoder_name) {
-  static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>, std::shared_ptr<Encoding>> encodings;
+  static auto& encodings = *new std::map<std::pair<std::string, std::string>, std::shared_ptr<Encoding>>;
   const tokenizer::Encoder& encoder = encoder_named(encoder_name);
-  const std::lock_guard lock(mutex);
   std::shared_ptr<Encoding>& slot = encodings[{name, std::string(encoder.name)}];
   if (slot) return slot;
   for (const auto& [key, encoding] : encodings)
-    if (key.first == name && encoding) return slot = std::make_shared<Encoding>(encoding->shared_tokenizer(), encoder);
+    if (key.first == name && encoding) return slot = std::make_shared<Encoding>(*encoding, encoder);
   try {
     slot = std::make_shared<Encoding>(std::make_shared<const tokenizer::Tokenizer>(tokenizer::Vocabulary::builtin(name)), encoder);
   } catch (const tokenizer::VocabularyError& e) {
@@ -184,11 +185,13 @@ PYBIND11_MODULE(tokbench, m) {
         for (const tokenizer::SpecialToken& s : e.vocabulary().special_tokens()) out.add(py::str(s.text));
         return out;
       })
+      .def("with_encoder", [](const Encoding& e, const std::string& name) { return std::make_shared<Encoding>(e, encoder_named(name)); },
+           py::arg("encoder"), "This encoding with another of encoders(): the same ids, the same loaded vocabulary.")
       .def("encode_ordinary", [](const Encoding& e, py::handle text) {
-        return to_list(e.encode_ordinary(Utf8Text(text).view()));
+        return e.to_list(e.encode_ordinary(Utf8Text(text).view()));
       }, py::arg("text"))
       .def("encode", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
-        return to_list(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
+        return e.to_list(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all)
       .def("encode_to_numpy", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
         return to_array(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
@@ -197,13 +200,13 @@ PYBIND11_MODULE(tokbench, m) {
       .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
         const SpecialTokenSets ordinary(e.vocabulary(), py::set(), py::tuple());
         py::list out;
-        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, ordinary)) out.append(to_list(ids));
+        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, ordinary)) out.append(e.to_list(ids));
         return out;
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
       .def("encode_batch", [](const Encoding& e, py::handle texts, int threads, py::handle allowed, py::handle disallowed) {
         py::list out;
         for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)))
-          out.append(to_list(ids));
+          out.append(e.to_list(ids));
         return out;
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8, py::arg("allowed_special") = none,
       py::arg("disallowed_special") = all)

@@ -24,12 +24,21 @@ Utf8Text::Utf8Text(py::handle text) {
   view_ = replaced_;
 }
 
-py::list to_list(const std::vector<tokenizer::Rank>& ids) {
+IdObjects::IdObjects(tokenizer::Rank id_end) : objects_(id_end) {
+  for (tokenizer::Rank id = 0; id < id_end; ++id) {
+    PyObject* object = PyLong_FromUnsignedLong(id);
+    if (!object) throw py::error_already_set();
+    PyList_SET_ITEM(objects_.ptr(), id, object);
+  }
+}
+
+py::list IdObjects::list_of(const std::vector<tokenizer::Rank>& ids) const {
   py::list out(ids.size());
+  PyObject** objects = PySequence_Fast_ITEMS(objects_.ptr());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    PyObject* item = PyLong_FromUnsignedLong(ids[i]);
-    if (!item) throw py::error_already_set();
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), item);
+    PyObject* object = objects[ids[i]];
+    Py_INCREF(object);
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), object);
   }
   return out;
 }

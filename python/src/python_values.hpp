@@ -24,8 +24,18 @@ class Utf8Text {
   std::string_view view_;
 };
 
-// A list of Python ints.
-pybind11::list to_list(const std::vector<tokenizer::Rank>& ids);
+// The Python int of every id of a vocabulary, made once, so that a list of ids is filled with
+// references to them: made one by one, an int costs an allocation and its release later, which
+// took longer than encoding the text did (beyond 256, Python caches no ints of its own).
+class IdObjects {
+ public:
+  explicit IdObjects(tokenizer::Rank id_end);
+  // A list of the ids, each below id_end.
+  pybind11::list list_of(const std::vector<tokenizer::Rank>& ids) const;
+
+ private:
+  pybind11::list objects_;
+};
 
 // The ids of a sequence of ints, with tiktoken's errors: TypeError for an item that is no int,
 // OverflowError for one outside 0 .. 2^32 - 1.

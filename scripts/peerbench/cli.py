@@ -168,6 +168,17 @@ def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
             for i, (real, cpu) in enumerate(runs)]
 
 
+def pin_every_thread(cpu):
+    """Pins every thread of this process to CPU. os.sched_setaffinity(0, ...) pins the calling
+    thread alone: the thread pools that peers started in the batch benchmarks went on using every
+    CPU, and a single-document call that hands work to its pool ran on two."""
+    for thread in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(thread), {cpu})
+        except ProcessLookupError:  # a thread that ended meanwhile
+            pass
+
+
 def collect(name, measurement, rows, notes, repetitions):
     """Adds the records of measurement() and their aggregates to ROWS, or, if it is Skipped, a note
     saying why; returns the Skipped, or None."""
@@ -190,11 +201,11 @@ def main():
 
     peers, skipped_peers = [], {}
     for peer_class in TOKENIZER_PEERS:
-        if peer_class.module in missing:
-            skipped_peers[peer_class.name] = (f"module {peer_class.module} not installed "
-                                              "(scripts/peers --setup installs it)")
-        else:
+        why = peer_class.unavailable(missing)
+        if why is None:
             peers.append(peer_class(args.threads))
+        else:
+            skipped_peers[peer_class.name] = why
 
     # The batch benchmarks first, on all threads, then the single-document ones pinned (below).
     families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
@@ -227,7 +238,7 @@ def main():
         name = f"{peer.name}/{family}"
         if key != BATCH_INPUT and pinned_cpu is None:
             pinned_cpu = max(os.sched_getaffinity(0))
-            os.sched_setaffinity(0, {pinned_cpu})
+            pin_every_thread(pinned_cpu)
             print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
         skip = collect(name, lambda: measure(peer, name, family_index, encoding, key, regime, inputs, ours, args),
                        rows, notes, args.repetitions)

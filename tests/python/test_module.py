@@ -168,6 +168,10 @@ class Behaviour(unittest.TestCase):
         self.assertIs(tokbench.get_encoding("cl100k_base"), tokbench.get_encoding("cl100k_base"))
         serial = tokbench.get_encoding("cl100k_base", encoder="serial")
         self.assertEqual(serial.encoder, "serial")
+        self.assertEqual(serial.with_encoder("simd").encoder, "simd")
+        self.assertEqual(serial.with_encoder("simd").encode("hello world"), serial.encode("hello world"))
+        with self.assertRaisesRegex(ValueError, "unknown encoder 'x'"):
+            serial.with_encoder("x")
         self.assertEqual(tokbench.get_encoding("cl100k_base").encoder, tokbench.encoders()[-1])
         loaded = tokbench.load_encoding(str(REPOSITORY / "data" / "vocab" / "o200k_base.tiktoken"), encoder="simd")
         self.assertEqual(loaded.encode("hello world"), tokbench.get_encoding("o200k_base").encode("hello world"))

@@ -13,8 +13,18 @@ class Peer:
 
     def __init__(self, threads):
         self.threads = threads
-        self.version = version(self.package)
+        self.version = self.installed_version()
         self._tokenizers = {}
+
+    @classmethod
+    def unavailable(cls, missing):
+        """Why the peer cannot run, given the missing modules of environment.PEER_MODULES, or None."""
+        if cls.module in missing:
+            return f"module {cls.module} not installed (scripts/peers --setup installs it)"
+        return None
+
+    def installed_version(self):
+        return version(self.package)
 
     def tokenizer(self, encoding):
         """The object of the warm benchmarks: made once, kept."""
