@@ -5,6 +5,7 @@ namespace benches {
 // Each family registers its benchmarks here; main() calls them all before running.
 void register_encoding_benchmarks();       // encoding_bench.cpp: *_encoding*/<encoder>
 void register_batch_benchmarks();          // batch_bench.cpp: encode_batch/<encoder>
+void register_cold_encoding_benchmarks();  // cold_encoding_bench.cpp: */cold/<encoder>, stream_encoding*/<encoder>
 void register_pretokenization_benchmarks();  // pretokenization_bench.cpp: pretokenization/<scanner>
 void register_vocabulary_benchmarks();     // vocabulary_bench.cpp: vocabulary_load/<encoding>, decode/...
 void register_calibration_benchmarks();    // fma_peak.cpp: calibration/fma_peak

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     benches::open_error_log_from_environment();
     benches::register_encoding_benchmarks();
     benches::register_batch_benchmarks();
+    benches::register_cold_encoding_benchmarks();
     benches::register_pretokenization_benchmarks();
     benches::register_vocabulary_benchmarks();
     benches::register_calibration_benchmarks();

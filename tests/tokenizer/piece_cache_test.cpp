@@ -1,9 +1,12 @@
 // PieceCache answers only for the exact bytes it stored: never for another piece that lands in
-// the same slot, a prefix, or a piece too long to hold.
+// the same line, a prefix, or a piece too long to hold; it stays within its memory; and readers
+// racing with writers get either a whole entry or a miss.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "piece_cache.hpp"
@@ -18,10 +21,12 @@ std::string numbered(char letter, std::size_t n) {
   return s;
 }
 
+constexpr std::size_t kTestBytes = 64 * 1024;
+
 TEST(PieceCache, HitsOnlyTheStoredBytes) {
-  PieceCache cache;
+  PieceCache cache(kTestBytes);
   std::vector<Rank> out;
-  EXPECT_FALSE(cache.lookup("hello", out));  // nothing allocated yet
+  EXPECT_FALSE(cache.lookup("hello", out));
   const Rank ids[] = {1, 2, 3};
   cache.store("hello", ids, 3);
   ASSERT_TRUE(cache.lookup("hello", out));
@@ -36,7 +41,7 @@ TEST(PieceCache, HitsOnlyTheStoredBytes) {
 // A piece is held as its first 8 bytes and the rest, so pieces that differ only beyond their
 // eighth byte, or in trailing zero bytes, must stay apart at every size up to kMaxPiece.
 TEST(PieceCache, TellsApartPiecesThatDifferOnlyInTheirLastBytes) {
-  PieceCache cache;
+  PieceCache cache(kTestBytes);
   const std::string stem = "abcdefghijklmnop";
   static_assert(PieceCache::kMaxPiece == 16);
   for (std::size_t size = 1; size <= PieceCache::kMaxPiece; ++size) {
@@ -57,10 +62,11 @@ TEST(PieceCache, TellsApartPiecesThatDifferOnlyInTheirLastBytes) {
 }
 
 TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
-  // Store many distinct pieces; each lookup must give its own ids or miss, never another's.
-  PieceCache cache;
+  // Store more pieces than there are entries; each lookup must give its own ids or miss.
+  PieceCache cache(kTestBytes);
+  const std::size_t entries = cache.memory_bytes() / PieceCache::kEntryBytes;
   std::map<std::string, Rank> stored;
-  for (Rank i = 0; i < PieceCache::kEntries * 3 / 2; ++i) {  // more than the slots, less than the probation
+  for (Rank i = 0; i < entries * 3 / 2; ++i) {
     const std::string piece = numbered('w', i * 7919);
     cache.store(piece, &i, 1);
     stored[piece] = i;
@@ -73,28 +79,37 @@ TEST(PieceCache, CollidingPiecesEvictEachOtherButNeverAlias) {
     ASSERT_EQ(out, std::vector<Rank>{id}) << piece;
   }
   EXPECT_GT(hits, 0u);
-  EXPECT_LT(hits, stored.size());  // more pieces than slots: some were evicted
+  EXPECT_LT(hits, stored.size());  // more pieces than entries: some were evicted
 }
 
-TEST(PieceCache, SwitchesItselfOffWhenPiecesDoNotRecur) {
-  PieceCache cache;
-  std::vector<Rank> out;
-  const Rank id = 1;
-  // Pieces that never recur: after the probation, the cache stops answering at all.
-  for (std::size_t i = 0; i < PieceCache::kProbation; ++i) cache.store(numbered('p', i), &id, 1);
-  cache.store("again", &id, 1);
-  EXPECT_FALSE(cache.lookup("again", out));
-  // Pieces that recur keep it on.
-  PieceCache busy;
-  for (std::size_t i = 0; i < 2 * PieceCache::kProbation; ++i) {
-    const std::string piece = numbered('w', i % 8);
-    if (!busy.lookup(piece, out)) busy.store(piece, &id, 1);
+TEST(PieceCache, HoldsAPowerOfTwoOfEntriesWithinItsBytes) {
+  for (const std::size_t bytes : {std::size_t{64}, std::size_t{127}, std::size_t{128}, std::size_t{1000},
+                                  kTestBytes, kTestBytes + 1, kTestBytes * 2 - 1, std::size_t{4} << 20}) {
+    const PieceCache cache(bytes);
+    const std::size_t entries = cache.memory_bytes() / PieceCache::kEntryBytes;
+    EXPECT_LE(cache.memory_bytes(), bytes) << bytes;
+    EXPECT_GT(cache.memory_bytes() * 2, bytes) << bytes;  // the largest power of two that fits
+    EXPECT_EQ(entries & (entries - 1), 0u) << bytes;
   }
-  EXPECT_TRUE(busy.lookup("w3", out));
+}
+
+// Ids are packed kIdBits apiece: the largest that fits comes back whole, in order, and a larger
+// one keeps its piece out.
+TEST(PieceCache, PacksIdsUpToTheirWidthAndRefusesWiderOnes) {
+  PieceCache cache(kTestBytes);
+  constexpr Rank kLargest = (Rank{1} << PieceCache::kIdBits) - 1;
+  const Rank ids[] = {kLargest, 0, kLargest - 1};
+  cache.store("wide", ids, 3);
+  std::vector<Rank> out;
+  ASSERT_TRUE(cache.lookup("wide", out));
+  EXPECT_EQ(out, (std::vector<Rank>{kLargest, 0, kLargest - 1}));
+  const Rank too_wide[] = {5, kLargest + 1};
+  cache.store("wider", too_wide, 2);
+  EXPECT_FALSE(cache.lookup("wider", out));
 }
 
 TEST(PieceCache, TooLongPiecesAndResultsAreNotStored) {
-  PieceCache cache;
+  PieceCache cache(kTestBytes);
   std::vector<Rank> out;
   const std::vector<Rank> many(PieceCache::kMaxIds + 1, 7);
   const std::string long_piece(PieceCache::kMaxPiece + 1, 'x');
@@ -106,6 +121,38 @@ TEST(PieceCache, TooLongPiecesAndResultsAreNotStored) {
   cache.store(longest, many.data(), PieceCache::kMaxIds);
   ASSERT_TRUE(cache.lookup(longest, out));
   EXPECT_EQ(out.size(), PieceCache::kMaxIds);
+}
+
+// Threads store and look up pieces of a small set in a cache of four entries, so that writers keep
+// replacing entries that readers are copying. A piece's ids are a function of it (its number,
+// repeated 1 to kMaxIds times), so a torn read, ids of one piece under
+// the key of another or a mix of two writes, shows as ids that are not that function.
+TEST(PieceCache, ReadersRacingWritersGetWholeEntriesOrMisses) {
+  PieceCache cache(2 * PieceCache::kLineBytes);  // four entries
+  constexpr std::size_t kPieces = 64;
+  const auto ids_of = [](std::size_t n) { return std::vector<Rank>(n % PieceCache::kMaxIds + 1, static_cast<Rank>(n)); };
+  std::atomic<std::size_t> hits{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<Rank> out;
+      for (std::size_t i = 0; i < 200000; ++i) {
+        const std::size_t n = (i * 31 + t * 17) % kPieces;
+        const std::string piece = numbered('p', n);
+        out.clear();
+        if (cache.lookup(piece, out)) {
+          ++hits;
+          if (out != ids_of(n)) ++wrong;
+        } else {
+          const std::vector<Rank> ids = ids_of(n);
+          cache.store(piece, ids.data(), ids.size());
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(hits.load(), 0u);
 }
 
 }  // namespace

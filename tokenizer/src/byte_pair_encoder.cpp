@@ -1,14 +1,15 @@
 #include "byte_pair_encoder.hpp"
 
 #include "long_piece_encoder.hpp"
+#include "piece_cache.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokenizer {
 
-BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces)
-    : ranks_(&ranks), long_pieces_(long_pieces), whole_pieces_(ranks) {}
+BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces, PieceCache* cache)
+    : ranks_(&ranks), long_pieces_(long_pieces), whole_pieces_(ranks), cache_(cache) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
-    : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index()) {}
+    : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache()) {}
 BytePairEncoder::~BytePairEncoder() = default;
 
 void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& out) {
@@ -18,10 +19,17 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
     encode_long(data, size, out);
     return;
   }
-  if (cache_.lookup(piece, out)) return;
+  if (cache_) {
+    ++lookups_;
+    if (cache_->lookup(piece, out)) {
+      ++hits_;
+      return;
+    }
+    if (lookups_ == kProbation && hits_ * 16 < lookups_) cache_ = nullptr;
+  }
   const std::size_t first = out.size();
   encode_short(data, size, out);
-  if (++merged_pieces_ > kCacheAfter) cache_.store(piece, out.data() + first, out.size() - first);
+  if (cache_) cache_->store(piece, out.data() + first, out.size() - first);
 }
 
 // tiktoken's own loop: each round scans for the lowest-ranked adjacent pair, merges it and

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "merge_queue.hpp"
-#include "piece_cache.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 #include "whole_piece_lookup.hpp"
@@ -15,17 +14,20 @@ namespace tokenizer {
 
 class LongPieceIndex;
 class LongPieceEncoder;
+class PieceCache;
 class Tokenizer;
 
 // Encodes one pre-tokenized piece with tiktoken's rule: repeatedly merge the adjacent pair of
 // parts whose concatenation has the lowest rank (the leftmost on ties) until no pair is a token.
-// Holds scratch space and caches reused across pieces, so it allocates only while a piece is
-// longer than any seen before or a cache is first used. Not thread-safe: one per thread.
+// Holds scratch space reused across pieces, so it allocates only while a piece is longer than
+// any seen before. Not thread-safe: one per thread (the PieceCache it uses may be shared).
 class BytePairEncoder {
  public:
-  // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long).
-  explicit BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces = nullptr);
-  // The tokenizer's rank table and long-piece index.
+  // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long); with a
+  // PieceCache, merged short pieces are looked up there first and stored there after merging.
+  explicit BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces = nullptr,
+                           PieceCache* cache = nullptr);
+  // The tokenizer's rank table, long-piece index and piece cache.
   explicit BytePairEncoder(const Tokenizer& tokenizer);
   ~BytePairEncoder();
 
@@ -73,11 +75,14 @@ class BytePairEncoder {
   const LongPieceIndex* long_pieces_;
   WholePieceLookup whole_pieces_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
-  // Short pieces that needed merging, remembered once this encoder has merged kCacheAfter of
-  // them: a short text never pays for the cache, a long one reuses its frequent words.
-  static constexpr std::size_t kCacheAfter = 256;
-  std::size_t merged_pieces_ = 0;
-  PieceCache cache_;
+  // Merged pieces are looked up in the cache and stored there, unless this encoder's first
+  // kProbation lookups found fewer than 1 in 16 there: text whose words do not recur (random
+  // base64) would only pay for the probes and the stores. Counted per encoder, so per call, for
+  // a text is no guide to the next one.
+  static constexpr std::size_t kProbation = 8192;
+  PieceCache* cache_;
+  std::size_t lookups_ = 0;
+  std::size_t hits_ = 0;
   // Scratch for the merge-queue path, indexed by byte offset in the piece.
   std::vector<std::uint32_t> next_;
   std::vector<std::uint32_t> prev_;

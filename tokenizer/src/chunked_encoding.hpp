@@ -191,7 +191,7 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     std::size_t stop_head = 0;        // at that chunk's heads[stop_head]
   };
   // Four chunks per thread, so that a thread the machine slows down leaves chunks to the others;
-  // each thread keeps one BytePairEncoder, and its cache of recurring words, across its chunks.
+  // each thread keeps one BytePairEncoder, and its scratch space, across its chunks.
   // Each chunk costs a probe and a seam to stitch; four a thread was the best compromise measured
   // on both machines (docs/performance-notes.md).
   const std::size_t chunks = std::min(text.size() / kMinChunk, 4 * threads);
@@ -278,9 +278,10 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     const Prepare& prepare_;
   };
 
-  // One encoder per thread, not per chunk: a thread's later chunks find the words its earlier
-  // ones merged already in the encoder's cache. A chunk is a task of its own (simple_partitioner), so a
-  // thread that finishes early takes the next single chunk, not a range the partitioner chose.
+  // One encoder per thread, not per chunk: its scratch space is allocated once, and its probation
+  // of the piece cache (BytePairEncoder::kProbation) spans all of its chunks. A chunk is a task of
+  // its own (simple_partitioner), so a thread that finishes early takes the next single chunk, not
+  // a range the partitioner chose.
   tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
     Chunk& c = parts[k];

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "long_piece_encoder.hpp"
+#include "piece_cache.hpp"
 
 namespace tokenizer {
 
@@ -16,10 +17,28 @@ DisallowedSpecialToken::DisallowedSpecialToken(const std::string& text, std::siz
       text_(text),
       offset_(offset) {}
 
-Tokenizer::Tokenizer(Vocabulary vocabulary)
+namespace {
+
+std::shared_ptr<PieceCache> make_piece_cache(const TokenizerOptions& options) {
+  if (options.piece_cache_bytes < PieceCache::kLineBytes) return nullptr;
+  return std::make_shared<PieceCache>(options.piece_cache_bytes);
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(Vocabulary vocabulary, TokenizerOptions options)
     : vocabulary_(std::make_shared<const Vocabulary>(std::move(vocabulary))),
       pretokenizer_(vocabulary_->pattern()),
-      long_pieces_(std::make_shared<const LongPieceIndex>(vocabulary_->ranks())) {}
+      long_pieces_(std::make_shared<const LongPieceIndex>(vocabulary_->ranks())),
+      piece_cache_(make_piece_cache(options)) {}
+
+Tokenizer::Tokenizer(const Tokenizer& other, TokenizerOptions options)
+    : vocabulary_(other.vocabulary_),
+      pretokenizer_(other.pretokenizer_),
+      long_pieces_(other.long_pieces_),
+      piece_cache_(make_piece_cache(options)) {}
+
+std::size_t Tokenizer::piece_cache_bytes() const { return piece_cache_ ? piece_cache_->memory_bytes() : 0; }
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
   std::vector<Rank> out;

@@ -16,6 +16,7 @@
 namespace tokenizer {
 
 class LongPieceIndex;
+class PieceCache;
 
 class UnknownTokenId : public std::out_of_range {
  public:
@@ -28,20 +29,40 @@ class UnknownTokenId : public std::out_of_range {
   std::size_t index_;
 };
 
-// A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Immutable after
-// construction and safe to share between threads.
+// How a Tokenizer keeps work for later calls.
+struct TokenizerOptions {
+  static constexpr std::size_t kDefaultPieceCacheBytes = std::size_t{1} << 20;
+  // Memory of the table that remembers the ids of short pieces (up to 16 bytes, up to 3 ids) that
+  // are no token, the ones BPE must merge, for every later call and thread: rounded down to a
+  // power of two of 64-byte lines, allocated with the Tokenizer, never grown; a new piece replaces
+  // an older one. Ids are a function of a piece's bytes alone, so the cache changes no id, only
+  // how soon they come. Below 64 bytes (0 included) there is no cache.
+  std::size_t piece_cache_bytes = kDefaultPieceCacheBytes;
+};
+
+// A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Safe to share between
+// threads: the vocabulary is immutable after construction, and its piece cache (TokenizerOptions)
+// is safe under concurrent calls.
 //
 // Input is any byte string. Valid UTF-8 encodes exactly as tiktoken encodes the same text.
 // Ill-formed UTF-8 is split as if each bad byte were U+FFFD (a symbol), but the bad bytes
 // themselves are what BPE merges, so decode(encode(b)) == b for every byte string b.
 class Tokenizer {
  public:
-  explicit Tokenizer(Vocabulary vocabulary);
+  explicit Tokenizer(Vocabulary vocabulary, TokenizerOptions options = {});
+  // The vocabulary of `other` (shared, not copied) with a cache of its own, empty, as `options`
+  // say: what a new Tokenizer of that vocabulary would be, without loading it again. A plain copy
+  // shares the cache too.
+  Tokenizer(const Tokenizer& other, TokenizerOptions options);
 
   const Vocabulary& vocabulary() const { return *vocabulary_; }
   const PreTokenizer& pretokenizer() const { return pretokenizer_; }
   // The merge tables of the linear-time long-piece path, built on first need.
   const LongPieceIndex& long_piece_index() const { return *long_pieces_; }
+  // The piece cache of TokenizerOptions, or nullptr when it is off.
+  PieceCache* piece_cache() const { return piece_cache_.get(); }
+  // Memory that the piece cache holds: at most TokenizerOptions::piece_cache_bytes.
+  std::size_t piece_cache_bytes() const;
 
   // Special-token text is ordinary text (tiktoken's encode_ordinary).
   std::vector<Rank> encode_ordinary(std::string_view text, const Encoder& encoder = fastest_encoder()) const;
@@ -63,6 +84,7 @@ class Tokenizer {
   std::shared_ptr<const Vocabulary> vocabulary_;
   PreTokenizer pretokenizer_;
   std::shared_ptr<const LongPieceIndex> long_pieces_;
+  std::shared_ptr<PieceCache> piece_cache_;
 };
 
 }  // namespace tokenizer

@@ -1,0 +1,98 @@
+// The Tokenizer's piece cache (TokenizerOptions) changes no id in any regime: a text encoded
+// cold, again warm, after other text, or with the cache off; within its bound when far more
+// distinct pieces pass than it holds; and under concurrent encode_batch.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "test_data.hpp"
+#include "tokenizer/encoder_registry.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace tokenizer {
+namespace {
+
+// Words of random lowercase letters with random spaces and punctuation: almost every word is no
+// token, so BPE merges it and the cache stores it, and few recur.
+std::string random_words(std::size_t bytes, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::string text;
+  while (text.size() < bytes) {
+    text += gen() % 8 == 0 ? ", " : " ";
+    for (std::size_t n = 3 + gen() % 10; n > 0; --n) text += static_cast<char>('a' + gen() % 26);
+  }
+  return text;
+}
+
+TEST(TokenizerCache, DefaultIsOnAndZeroTurnsItOff) {
+  const Tokenizer& shared = test::tokenizer("cl100k_base");
+  EXPECT_EQ(Tokenizer(shared, TokenizerOptions{}).piece_cache_bytes(), TokenizerOptions::kDefaultPieceCacheBytes);
+  const Tokenizer off(shared, TokenizerOptions{0});
+  EXPECT_EQ(off.piece_cache(), nullptr);
+  EXPECT_EQ(off.piece_cache_bytes(), 0u);
+  // Below one entry is off as well.
+  EXPECT_EQ(Tokenizer(shared, TokenizerOptions{63}).piece_cache(), nullptr);
+}
+
+TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
+  for (const std::string encoding : {"cl100k_base", "o200k_base"}) {
+    const std::string text = test::read_corpus("en_shakespeare");
+    const std::vector<Rank> golden = test::read_golden("en_shakespeare." + encoding + ".u32");
+    const std::string other = test::read_corpus("code_sqlite3_h");
+    for (const Encoder* encoder : supported_encoders()) {
+      SCOPED_TRACE(encoding + " " + std::string(encoder->name));
+      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0});
+      test::expect_same_ids(golden, off.encode_ordinary(text, *encoder));
+      const Tokenizer cached(test::tokenizer(encoding), TokenizerOptions{});
+      test::expect_same_ids(golden, cached.encode_ordinary(text, *encoder));  // cold
+      test::expect_same_ids(golden, cached.encode_ordinary(text, *encoder));  // warm
+      const Tokenizer after_other(test::tokenizer(encoding), TokenizerOptions{});
+      after_other.encode_ordinary(other, *encoder);
+      test::expect_same_ids(golden, after_other.encode_ordinary(text, *encoder));
+    }
+  }
+}
+
+TEST(TokenizerCache, StaysWithinItsBoundPastManyMorePiecesThanItHolds) {
+  constexpr std::size_t kBound = 16 * 1024;  // 256 entries
+  const Tokenizer& shared = test::tokenizer("cl100k_base");
+  const Tokenizer small(shared, TokenizerOptions{kBound});
+  const Tokenizer off(shared, TokenizerOptions{0});
+  EXPECT_EQ(small.piece_cache_bytes(), kBound);
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    const std::string text = random_words(256 * 1024, seed);  // tens of thousands of distinct words
+    for (const Encoder* encoder : supported_encoders())
+      test::expect_same_ids(off.encode_ordinary(text, *find_encoder("serial")), small.encode_ordinary(text, *encoder));
+    EXPECT_EQ(small.piece_cache_bytes(), kBound);
+  }
+}
+
+// Many threads store into and read from one small cache at once: every document's ids still
+// equal those of a serial run without a cache, in every round.
+TEST(TokenizerCache, ConcurrentBatchesGiveSerialIds) {
+  const Tokenizer& shared = test::tokenizer("cl100k_base");
+  const Tokenizer tiny(shared, TokenizerOptions{1024});  // 16 entries: writers collide constantly
+  const Tokenizer off(shared, TokenizerOptions{0});
+  std::vector<std::string> texts;
+  for (unsigned seed = 0; seed < 64; ++seed) texts.push_back(random_words(4096, seed % 8));  // some repeat
+  texts.push_back(test::read_corpus("udhr_eng"));
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<std::vector<Rank>> expected;
+  for (std::string_view text : views) expected.push_back(off.encode_ordinary(text, *find_encoder("serial")));
+  for (const Encoder* encoder : supported_encoders()) {
+    for (int round = 0; round < 3; ++round) {
+      const std::vector<std::vector<Rank>> got = tiny.encode_batch(views, *encoder);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        SCOPED_TRACE(std::string(encoder->name) + " document " + std::to_string(i));
+        test::expect_same_ids(expected[i], got[i]);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tokenizer
