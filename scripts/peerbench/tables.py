@@ -99,9 +99,6 @@ REGIME_COLUMNS = [
     ("batch warm", "encode_batch", None, "MB/s"),
     ("batch cold", "encode_batch/cold", None, "MB/s"),
 ]
-# Ours keep nothing across calls: a fresh Tokenizer encodes as fast as one that has seen the text.
-OURS_COLD_FROM_WARM = {"long_encoding/cold": "long_encoding", "long_encoding_o200k/cold": "long_encoding_o200k",
-                       "encode_batch/cold": "encode_batch"}
 
 
 def print_regime_table(peer_rows, ours_file, peer_names):
@@ -119,7 +116,7 @@ def print_regime_table(peer_rows, ours_file, peer_names):
     rows_of = [(name, name) for name in peer_names] + [(f"ours {c}", c) for c in ours_columns]
     for encoding, index in (("cl100k_base", 1), ("o200k_base", 2)):
         headings = [heading for heading, *families in REGIME_COLUMNS if families[index - 1]]
-        lines, starred = [], False
+        lines = []
         for label, column in rows_of:
             values = []
             for heading, *families in REGIME_COLUMNS:
@@ -127,24 +124,18 @@ def print_regime_table(peer_rows, ours_file, peer_names):
                 if family is None:
                     continue
                 row = cells.get((family, column))
-                star = ""
-                if row is None and label.startswith("ours") and family in OURS_COLD_FROM_WARM:
-                    row, star = cells.get((OURS_COLD_FROM_WARM[family], column)), "*"
-                starred |= bool(star and row)
                 if row is None:
                     values.append("-")
                 elif unit == "us":
                     values.append(f"{row['real_time'] / 1e3:.2f}")
                 else:
-                    values.append(f"{speed(row)[0]:.0f}{star}")
+                    values.append(f"{speed(row)[0]:.0f}")
             if any(value != "-" for value in values):
                 lines.append([label, *values])
         if not lines:
             continue
         print(f"\n{encoding}: MB/s (10^6 bytes/s), short: microseconds a call; medians; ours from {ours_file}")
         print(render_text_table(Table(["encoder", *headings], lines, frozenset(range(1, len(headings) + 1)))))
-        if starred:
-            print("* ours keep nothing across calls: their cold is their warm measurement")
 
 
 def _read_ours(ours_file):

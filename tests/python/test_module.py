@@ -176,6 +176,18 @@ class Behaviour(unittest.TestCase):
         loaded = tokbench.load_encoding(str(REPOSITORY / "data" / "vocab" / "o200k_base.tiktoken"), encoder="simd")
         self.assertEqual(loaded.encode("hello world"), tokbench.get_encoding("o200k_base").encode("hello world"))
 
+    def test_piece_cache_setting(self):
+        path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
+        self.assertEqual(tokbench.get_encoding("cl100k_base").piece_cache_bytes, 1 << 20)
+        uncached = tokbench.load_encoding(path, piece_cache_bytes=0)
+        small = tokbench.load_encoding(path, piece_cache_bytes=5000)
+        self.assertEqual(uncached.piece_cache_bytes, 0)
+        self.assertEqual(small.piece_cache_bytes, 4096)  # a power of two of 64-byte lines
+        text = read_text(CORPUS_DIR / "en_shakespeare.txt")
+        expected = golden_ids("en_shakespeare.cl100k_base.u32")
+        for encoding in (uncached, small, small):  # small twice: cold, then warm
+            self.assertIsNone(first_difference(expected, encoding.encode_ordinary(text)))
+
     def test_round_trip_of_random_text(self):
         rng = random.Random(7)
         alphabet = "ab \n\t0123456789.,'éñ世界😀\u0301ـ"
