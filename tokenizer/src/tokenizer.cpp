@@ -41,7 +41,12 @@ Tokenizer::Tokenizer(const Tokenizer& other, TokenizerOptions options)
 std::size_t Tokenizer::piece_cache_bytes() const { return piece_cache_ ? piece_cache_->memory_bytes() : 0; }
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
+  // Room for a token per 4 bytes, English's rate, so that most short texts allocate once instead
+  // of a dozen times: on 4,096 documents of 272 bytes that growth took a tenth of the time. Not
+  // for long ones, where it would not be missed, and where the parallel encoders allocate the
+  // output at its exact size once they know it (chunked_encoding.hpp).
   std::vector<Rank> out;
+  if (text.size() <= 64 * 1024) out.reserve(text.size() / 4 + 16);
   encoder.encode(*this, text, out);
   return out;
 }
