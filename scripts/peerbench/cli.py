@@ -24,12 +24,15 @@ import argparse
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .environment import PEER_MODULES, VENV_DIR, ensure_modules
 from .id_check import OurIds, check_ids
-from .inputs import BATCH_INPUT, FAMILIES, WARM_UP_INPUT, Inputs
+from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Inputs
 from .locations import BUILD_DIR
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
@@ -68,6 +71,8 @@ def parse_args():
                         help=f"if a peer package is missing, create a virtual environment in "
                         f"{VENV_DIR}, pip-install {', '.join(PEER_MODULES.values())} into it (torch from PyPI: "
                         f"a few GB with its CUDA libraries) and run there")
+    # Internal: set for the child process that measures one benchmark of ISOLATED_INPUTS.
+    parser.add_argument("--in-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
@@ -129,6 +134,30 @@ def measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)
             for i, (real, cpu) in enumerate(runs)]
 
 
+def measure_in_child(name, family_index, args):
+    """The iteration records of benchmark NAME, measured by this script in a process of its own;
+    raises Skipped if that process failed, crashed or skipped the benchmark."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "result.json"
+        command = [sys.executable, str(Path(sys.argv[0]).resolve()), "--in-child", "--filter", f"^{re.escape(name)}$",
+                   "--out", str(out), "--repetitions", str(args.repetitions), "--min-time", str(args.min_time),
+                   "--threads", str(args.threads), "--tokenize", str(args.tokenize)]
+        done = subprocess.run(command, stdout=subprocess.DEVNULL)
+        if done.returncode < 0:
+            raise Skipped(f"its process crashed ({signal.Signals(-done.returncode).name})")
+        try:
+            result = json.loads(out.read_text())
+        except (OSError, ValueError):
+            raise Skipped(f"its process failed (exit status {done.returncode})") from None
+    records = [row for row in result["benchmarks"] if row.get("run_type") == "iteration"]
+    if not records:
+        why = result["context"].get("notes", "no result").removeprefix(f"{name} skipped: ")
+        raise Skipped(why, ids_differ="ids differ" in why)
+    for record in records:
+        record["family_index"] = family_index
+    return records
+
+
 def encode_all(peer, encoding, batch, strings):
     """The ids of every string, by the warm object."""
     return peer.batch_encoder(encoding)(strings) if batch else [peer.encoder(encoding)(s) for s in strings]
@@ -179,14 +208,15 @@ def pin_every_thread(cpu):
             pass
 
 
-def collect(name, measurement, rows, notes, repetitions):
+def collect(name, measurement, rows, notes, repetitions, warn=True):
     """Adds the records of measurement() and their aggregates to ROWS, or, if it is Skipped, a note
-    saying why; returns the Skipped, or None."""
+    saying why (and a warning unless WARN is false); returns the Skipped, or None."""
     try:
         records = measurement()
     except Skipped as skip:
         notes.append(f"{name} skipped: {skip}")
-        print(f"warning: {notes[-1]}", file=sys.stderr)
+        if warn:
+            print(f"warning: {notes[-1]}", file=sys.stderr)
         return skip
     rows.extend(records)
     if repetitions > 1:
@@ -239,9 +269,14 @@ def main():
         if key != BATCH_INPUT and pinned_cpu is None:
             pinned_cpu = max(os.sched_getaffinity(0))
             pin_every_thread(pinned_cpu)
-            print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
-        skip = collect(name, lambda: measure(peer, name, family_index, encoding, key, regime, inputs, ours, args),
-                       rows, notes, args.repetitions)
+            if not args.in_child:
+                print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
+        if key in ISOLATED_INPUTS and not args.in_child:
+            measurement = lambda: measure_in_child(name, family_index, args)  # noqa: E731
+        else:
+            measurement = lambda: measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)  # noqa: E731
+        # A child's skip is reported by its parent.
+        skip = collect(name, measurement, rows, notes, args.repetitions, warn=not args.in_child)
         reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
     sdpa_check = None
@@ -265,6 +300,8 @@ def main():
         result["context"]["torch_sdpa_check"] = sdpa_check
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
+    if args.in_child:
+        return 0
     print_table(rows)
     if args.ours:
         print_comparison(rows, args.ours, [p.name for p in measured_peers])

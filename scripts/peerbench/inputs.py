@@ -108,4 +108,7 @@ FAMILIES = [
     ("encode_batch/cold/real_time", "cl100k_base", "documents", "cold"),
 ]
 BATCH_INPUT = "documents"
+# Inputs that have crashed a peer's whole process (a Rust panic that aborts, a regex engine out of
+# stack): each peer encodes them in a process of its own, so that a crash costs that benchmark only.
+ISOLATED_INPUTS = frozenset({"letters", "digits", "spaces", "base64"})
 WARM_UP_INPUT = "multilingual"
