@@ -20,7 +20,7 @@ DisallowedSpecialToken::DisallowedSpecialToken(const std::string& text, std::siz
 namespace {
 
 std::shared_ptr<PieceCache> make_piece_cache(const TokenizerOptions& options) {
-  if (options.piece_cache_bytes < PieceCache::kLineBytes) return nullptr;
+  if (options.piece_cache_bytes < PieceCache::kMinBytes) return nullptr;
   return std::make_shared<PieceCache>(options.piece_cache_bytes);
 }
 

@@ -32,11 +32,12 @@ class UnknownTokenId : public std::out_of_range {
 // How a Tokenizer keeps work for later calls.
 struct TokenizerOptions {
   static constexpr std::size_t kDefaultPieceCacheBytes = std::size_t{1} << 20;
-  // Memory of the table that remembers the ids of short pieces (up to 16 bytes, up to 3 ids) that
-  // are no token, the ones BPE must merge, for every later call and thread: rounded down to a
-  // power of two of 64-byte lines, allocated with the Tokenizer, never grown; a new piece replaces
-  // an older one. Ids are a function of a piece's bytes alone, so the cache changes no id, only
-  // how soon they come. Below 64 bytes (0 included) there is no cache.
+  // Memory of the tables that remember the ids of pieces (up to 32 bytes) that are no token, the
+  // ones BPE must merge, for every later call and thread: half for pieces of up to 16 bytes, half
+  // for longer ones, each rounded down to a power of two of 64-byte lines, allocated with the
+  // Tokenizer, never grown; a new piece replaces an older one. Ids are a function of a piece's
+  // bytes alone, so the cache changes no id, only how soon they come. Below 128 bytes (0
+  // included) there is no cache.
   std::size_t piece_cache_bytes = kDefaultPieceCacheBytes;
 };
 
