@@ -32,6 +32,14 @@ namespace {
 // than a sentence takes to encode.
 constexpr std::size_t kReleaseGilBytes = 4096;
 
+// f(), without the GIL for a text long enough to be worth releasing it.
+template <class F>
+auto releasing_gil_for(std::string_view text, F f) {
+  if (text.size() < kReleaseGilBytes) return f();
+  py::gil_scoped_release released;
+  return f();
+}
+
 const tokenizer::Encoder& encoder_named(const std::optional<std::string>& name) {
   if (!name) return tokenizer::fastest_encoder();
   const tokenizer::Encoder* encoder = tokenizer::find_encoder(*name);
@@ -58,19 +66,20 @@ class Encoding {
   const tokenizer::Encoder& encoder() const { return *encoder_; }
   const tokenizer::Vocabulary& vocabulary() const { return tokenizer_->vocabulary(); }
   py::list to_list(const std::vector<Rank>& ids) const { return id_objects_->list_of(ids); }
-
-  std::vector<Rank> encode_ordinary(std::string_view text) const {
-    if (text.size() < kReleaseGilBytes) return tokenizer_->encode_ordinary(text, *encoder_);
-    py::gil_scoped_release released;
-    return tokenizer_->encode_ordinary(text, *encoder_);
+  py::list to_lists(const std::vector<std::vector<Rank>>& batch) const {
+    py::list out;
+    for (const std::vector<Rank>& ids : batch) out.append(to_list(ids));
+    return out;
   }
 
+  std::vector<Rank> encode_ordinary(std::string_view text) const {
+    return releasing_gil_for(text, [&] { return tokenizer_->encode_ordinary(text, *encoder_); });
+  }
+
+  // Tokenizer::encode takes the ordinary path itself when no special token is allowed.
   std::vector<Rank> encode(std::string_view text, const SpecialTokenSets& specials) const {
     specials.check(text);
-    if (!specials.allows_any()) return encode_ordinary(text);
-    if (text.size() < kReleaseGilBytes) return tokenizer_->encode(text, specials.policy(), *encoder_);
-    py::gil_scoped_release released;
-    return tokenizer_->encode(text, specials.policy(), *encoder_);
+    return releasing_gil_for(text, [&] { return tokenizer_->encode(text, specials.policy(), *encoder_); });
   }
 
   // Every document checked first (the first with a disallowed token raises), then all encoded
@@ -205,16 +214,10 @@ PYBIND11_MODULE(tokbench, m) {
       }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all,
       "encode, as a numpy array of uint32 that owns the ids (no copy).")
       .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
-        const SpecialTokenSets ordinary(e.vocabulary(), py::set(), py::tuple());
-        py::list out;
-        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, ordinary)) out.append(e.to_list(ids));
-        return out;
+        return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), py::set(), py::tuple())));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
       .def("encode_batch", [](const Encoding& e, py::handle texts, int threads, py::handle allowed, py::handle disallowed) {
-        py::list out;
-        for (const std::vector<Rank>& ids : e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)))
-          out.append(e.to_list(ids));
-        return out;
+        return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8, py::arg("allowed_special") = none,
       py::arg("disallowed_special") = all)
       .def("decode_bytes", [](const Encoding& e, py::handle tokens) { return py::bytes(e.decode_bytes(tokens)); },
