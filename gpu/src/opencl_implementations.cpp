@@ -50,7 +50,7 @@ std::span<const attention::Implementation> opencl_implementations() {
 
 const attention::Implementation& preferred_opencl_implementation() {
   const bool cpu_device = (default_runtime().device().type & CL_DEVICE_TYPE_CPU) != 0;
-  const std::string_view name = cpu_device ? "opencl_cpu" : "opencl_flash";
+  const std::string_view name = cpu_device ? "opencl_cpu" : "opencl_tiled";
   const std::span<const attention::Implementation> all = opencl_implementations();
   return *std::find_if(all.begin(), all.end(),
                        [name](const attention::Implementation& entry) { return entry.name == name; });

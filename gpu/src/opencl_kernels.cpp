@@ -6,7 +6,7 @@ namespace gpu {
 
 std::span<const OpenClKernel> opencl_kernels() {
   static const std::array<OpenClKernel, kKernelCount> kernels{
-      naive_sdpa_kernel(), flash_sdpa_kernel(), cpu_sdpa_kernel()};
+      naive_sdpa_kernel(), flash_sdpa_kernel(), tiled_sdpa_kernel(), cpu_sdpa_kernel()};
   return kernels;
 }
 

@@ -5,7 +5,7 @@
 
 #include "gpu/opencl_error.hpp"
 #include "gpu/opencl_program.hpp"
-#include "kernel_sources.hpp"
+#include "embedded_files.hpp"
 
 namespace gpu {
 
@@ -24,6 +24,7 @@ DeviceLimits query_limits(cl_device_id device) {
       device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE),
       static_cast<std::size_t>(device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE)),
       device_value<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
+      device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS),
   };
 }
 

@@ -245,19 +245,21 @@ TEST_F(OpenClSemantics, RepeatedRunsGiveIdenticalOutputs) {
 
 TEST_F(OpenClSemantics, ThePreferredKernelDependsOnTheDeviceType) {
   const bool cpu_device = (runtime().device().type & CL_DEVICE_TYPE_CPU) != 0;
-  EXPECT_EQ(gpu::preferred_opencl_implementation().name, cpu_device ? "opencl_cpu" : "opencl_flash");
+  EXPECT_EQ(gpu::preferred_opencl_implementation().name, cpu_device ? "opencl_cpu" : "opencl_tiled");
 }
 
-TEST(OpenClRegistry, ListsTheThreeKernelsWithTheirWorkspaces) {
+TEST(OpenClRegistry, ListsTheFourKernelsWithTheirWorkspaces) {
   const std::span<const attention::Implementation> all = gpu::opencl_implementations();
-  ASSERT_EQ(all.size(), 3u);
+  ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(all[0].name, "opencl_naive");
   EXPECT_EQ(all[1].name, "opencl_flash");
-  EXPECT_EQ(all[2].name, "opencl_cpu");
+  EXPECT_EQ(all[2].name, "opencl_tiled");
+  EXPECT_EQ(all[3].name, "opencl_cpu");
   const AttentionShape shape{2, 8, 2, 100, 30, 64, 32};
   EXPECT_EQ(all[0].workspace_bytes(shape), 2u * 8 * 100 * 30 * sizeof(float)) << "the scores";
   EXPECT_EQ(all[1].workspace_bytes(shape), 0u);
-  EXPECT_EQ(all[2].workspace_bytes(shape), 2u * 2 * 64 * 32 * sizeof(float))
+  EXPECT_EQ(all[2].workspace_bytes(shape), 0u);
+  EXPECT_EQ(all[3].workspace_bytes(shape), 2u * 2 * 64 * 32 * sizeof(float))
       << "K packed, keys padded to a multiple of 16";
   for (const attention::Implementation& implementation : all) {
     EXPECT_EQ(implementation.is_supported(), gpu::opencl_device_available()) << implementation.name;

@@ -13,7 +13,7 @@ namespace gpu {
 std::span<const attention::Implementation> opencl_implementations();
 
 // The one expected to be fastest on default_runtime()'s device: opencl_cpu on a CPU device,
-// opencl_flash elsewhere.
+// opencl_tiled elsewhere.
 const attention::Implementation& preferred_opencl_implementation();
 
 }  // namespace gpu

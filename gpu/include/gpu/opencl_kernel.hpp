@@ -35,7 +35,8 @@ struct OpenClKernel {
   std::unique_ptr<PreparedSdpa> (*prepare)(OpenClRuntime& runtime, const attention::AttentionShape& shape);
 };
 
-// The registry of OpenCL SDPA kernels: opencl_naive, opencl_flash, opencl_cpu. The same list as
+// The registry of OpenCL SDPA kernels: opencl_naive, opencl_flash, opencl_tiled,
+// opencl_cpu. The same list as
 // attention::Implementation entries, which run on the host's data: opencl_implementations().
 std::span<const OpenClKernel> opencl_kernels();
 

@@ -21,6 +21,7 @@ struct DeviceLimits {
   std::size_t max_allocation_bytes = 0;
   // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 8 on an AVX2 CPU, often 1 on GPUs.
   std::size_t preferred_float_vector_width = 1;
+  std::size_t compute_units = 1;
 };
 
 // Everything the SDPA calls on one device share: its context, one in-order command queue with

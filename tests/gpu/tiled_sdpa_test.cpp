@@ -1,0 +1,247 @@
+// opencl_tiled beyond the agreement grid (which runs the device's chosen parameters): its
+// parameter rules, every block shape against the reference, tuning files and the calibration
+// kernels.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention/implementation_registry.hpp"
+#include "gpu/device_attention_problem.hpp"
+#include "gpu/device_calibration.hpp"
+#include "gpu/opencl_launch.hpp"
+#include "gpu/opencl_tuning.hpp"
+#include "gpu/tiled_sdpa.hpp"
+#include "opencl_test_fixture.hpp"
+
+namespace {
+
+using attention::AttentionShape;
+using attention::CausalAlignment;
+using gpu::TiledSdpaParameters;
+
+// An NVIDIA GPU's limits through OpenCL (48 KiB of local memory) and PoCL's on a CPU.
+constexpr gpu::DeviceLimits kGpuLimits{49152, 1024, std::size_t{1} << 30, 1, 132};
+constexpr gpu::DeviceLimits kCpuLimits{4u << 20, 4096, std::size_t{1} << 30, 8, 2};
+
+TEST(TiledParameters, EveryCandidateIsUsableAndDistinct) {
+  for (const gpu::DeviceLimits& limits : {kGpuLimits, kCpuLimits}) {
+    for (const std::size_t dim : {32, 64, 80, 128}) {
+      const std::vector<TiledSdpaParameters> candidates = gpu::tiled_parameter_candidates(dim, dim, limits);
+      ASSERT_GT(candidates.size(), 20u) << "dim " << dim;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        EXPECT_EQ(gpu::tiled_parameters_problem(candidates[i], dim, dim, limits), "") << candidates[i].to_string();
+        EXPECT_GE(candidates[i].items(), 64u);
+        for (std::size_t j = 0; j < i; ++j) EXPECT_NE(candidates[i], candidates[j]);
+      }
+    }
+  }
+}
+
+TEST(TiledParameters, TheDefaultFitsEveryDimensionOfTheTests) {
+  for (const gpu::DeviceLimits& limits : {kGpuLimits, kCpuLimits}) {
+    for (const auto& [head_dim, value_dim] : {std::pair<std::size_t, std::size_t>{3, 5}, {64, 64}, {128, 128},
+                                              {256, 256}, {128, 256}, {32, 128}}) {
+      const TiledSdpaParameters parameters = gpu::default_tiled_parameters(head_dim, value_dim, limits);
+      EXPECT_EQ(gpu::tiled_parameters_problem(parameters, head_dim, value_dim, limits), "")
+          << head_dim << "x" << value_dim << ": " << parameters.to_string();
+    }
+  }
+  const gpu::DeviceLimits tiny{1024, 64, std::size_t{1} << 30, 1, 1};
+  EXPECT_THROW(gpu::default_tiled_parameters(256, 256, tiny), std::runtime_error);
+}
+
+TEST(TiledParameters, ProblemsSayWhatIsWrong) {
+  const auto problem = [](TiledSdpaParameters p, const gpu::DeviceLimits& limits = kGpuLimits) {
+    return gpu::tiled_parameters_problem(p, 64, 64, limits);
+  };
+  EXPECT_EQ(problem({64, 32, 4, 4, 1, 1, 1}), "");
+  EXPECT_NE(problem({64, 32, 6, 4, 1, 1, 1}).find("multiple of 4"), std::string::npos);
+  EXPECT_NE(problem({66, 33, 2, 3, 1, 1, 1}).find("multiples of 4"), std::string::npos);
+  EXPECT_NE(problem({64, 32, 4, 4, 2, 1, 1}).find("0 or 1"), std::string::npos);
+  EXPECT_NE(problem({64, 32, 4, 4, 1, 2, 1}).find("0 or 1"), std::string::npos);
+  EXPECT_NE(problem({64, 32, 4, 4, 1, 1, 2}).find("0 or 1"), std::string::npos);
+  EXPECT_NE(gpu::tiled_parameters_problem({64, 32, 4, 4, 1, 0, 1}, 64, 30, kGpuLimits).find("value_dim"),
+            std::string::npos);
+  EXPECT_NE(problem({128, 128, 1, 1, 1, 1, 0}).find("work-items"), std::string::npos);
+  EXPECT_NE(problem({128, 128, 8, 8, 1, 1, 0}).find("local memory"), std::string::npos);
+  EXPECT_NE(problem({64, 64, 8, 8, 0, 1, 1}, kCpuLimits).find("floats held"), std::string::npos);
+  // 64 queries x 64 dims + 64 keys x (64 + 4) weights + 64 x 64 values + 8 x 64 partials.
+  EXPECT_EQ((TiledSdpaParameters{64, 64, 8, 8, 1, 1, 0}.local_memory_bytes(64, 64)),
+            (64 * 64 + 64 * 68 + 64 * 64 + 8 * 64) * sizeof(float));
+  EXPECT_EQ((TiledSdpaParameters{64, 64, 8, 8, 0, 0, 0}.local_memory_bytes(64, 64)), (64 * 68 + 8 * 64) * sizeof(float));
+  EXPECT_EQ((TiledSdpaParameters{64, 64, 8, 8, 1, 1, 0}.value_columns_per_item(20)), 4u);
+  EXPECT_EQ((TiledSdpaParameters{64, 16, 8, 2, 1, 1, 0}.value_columns_per_item(80)), 12u);
+}
+
+TEST(TuningFile, NamesComeFromTheDeviceName) {
+  EXPECT_EQ(gpu::tuning_file_name("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3.tuning");
+  EXPECT_EQ(gpu::tuning_file_name("pthread-haswell-AMD EPYC"), "pthread-haswell-amd-epyc.tuning");
+  EXPECT_EQ(gpu::tuning_file_name("  AMD Radeon (TM) --"), "amd-radeon-tm.tuning");
+  EXPECT_EQ(gpu::tuning_file_name("()"), "device.tuning");
+}
+
+TEST(TuningFile, FormatAndParseRoundTrip) {
+  const std::vector<gpu::TuningEntry> entries{{64, 64, {128, 16, 4, 4, 1, 1, 1}}, {128, 96, {64, 32, 8, 4, 0, 0, 1}}};
+  const std::string text = gpu::format_tuning("a comment", entries);
+  EXPECT_EQ(text.substr(0, 12), "# a comment\n");
+  const std::vector<gpu::TuningEntry> parsed = gpu::parse_tuning(text + "\n  # more\n\n", "test");
+  ASSERT_EQ(parsed.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(parsed[i].head_dim, entries[i].head_dim);
+    EXPECT_EQ(parsed[i].value_dim, entries[i].value_dim);
+    EXPECT_EQ(parsed[i].parameters, entries[i].parameters);
+  }
+}
+
+TEST(TuningFile, MalformedLinesNameTheFileAndLine) {
+  const std::string good = "head_dim=64 value_dim=64 query_tile=64 key_tile=32 rows_per_item=4 columns_per_item=4 "
+                           "stage_queries=1 stage_values=0 prefetch=0";
+  EXPECT_EQ(gpu::parse_tuning(good, "f").size(), 1u);
+  const std::pair<std::string, std::string> cases[] = {
+      {"# c\n" + good + " extra=1", "f:2: 'extra=1' is not one of"},
+      {good.substr(0, good.find(" prefetch")), "f:1: no prefetch="},
+      {"head_dim=0" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not '0'"},
+      {"head_dim=x" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not 'x'"},
+      {good.substr(0, good.find("prefetch")) + "prefetch=2", "f:1: prefetch must be 0 or 1, not '2'"},
+      {"head_dim 64", "f:1: 'head_dim' is not one of"},
+  };
+  for (const auto& [text, message] : cases) {
+    try {
+      gpu::parse_tuning(text, "f");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::runtime_error& error) {
+      EXPECT_EQ(std::string(error.what()).substr(0, message.size()), message);
+    }
+  }
+}
+
+TEST(TuningFile, ShippedFilesParse) {
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(GPU_TUNING_DIR)) {
+    if (entry.path().extension() != ".tuning") continue;
+    ++files;
+    std::ifstream file(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_FALSE(gpu::parse_tuning(text, entry.path().string()).empty()) << entry.path();
+  }
+  EXPECT_GT(files, 0u);
+}
+
+std::vector<float> uniform_values(std::size_t count, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::vector<float> values(count);
+  for (float& value : values) value = static_cast<float>(generator() >> 8) * 0x1p-23f - 1.0f;
+  return values;
+}
+
+// A problem where every feature counts: grouped queries, fewer queries than keys under a
+// bottom-right causal limit, a mask with -inf and fully masked rows, sizes no tile divides, a
+// value dimension other than the head dimension (a multiple of 4, for stage_values=0).
+// Every block width below a group (1, 2) and of whole groups (4, 8) in rows and columns, every
+// flag both ways, the smallest and largest tiles; each fits both kinds of device on both shapes.
+constexpr TiledSdpaParameters kSweep[] = {{16, 64, 1, 8, 1, 1, 1}, {32, 16, 2, 1, 1, 0, 0}, {128, 16, 4, 4, 0, 0, 1},
+                                          {64, 32, 8, 2, 0, 1, 1}, {64, 128, 8, 8, 0, 0, 0}};
+constexpr AttentionShape kSweepShapes[] = {{1, 4, 2, 100, 300, 80, 20}, {2, 2, 1, 33, 17, 64, 64}};
+
+TEST(TiledParameters, TheSweepFitsAGpuAndACpu) {
+  for (const TiledSdpaParameters& parameters : kSweep) {
+    for (const AttentionShape& shape : kSweepShapes) {
+      for (const gpu::DeviceLimits& limits : {kGpuLimits, kCpuLimits}) {
+        EXPECT_EQ(gpu::tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, limits), "")
+            << parameters.to_string() << " for " << shape.head_dim << "x" << shape.value_dim;
+      }
+    }
+  }
+}
+
+struct MaskedProblem {
+  AttentionShape shape;
+  std::vector<float> q, k, v, mask, expected;
+
+  explicit MaskedProblem(const AttentionShape& problem_shape)
+      : shape(problem_shape),
+        q(uniform_values(shape.q_elements(), 1)),
+        k(uniform_values(shape.k_elements(), 2)),
+        v(uniform_values(shape.v_elements(), 3)),
+        mask(uniform_values(shape.mask_elements(), 4)),
+        expected(shape.out_elements()) {
+    for (std::size_t i = 0; i < mask.size(); i += 5) mask[i] = -std::numeric_limits<float>::infinity();
+    for (std::size_t j = 0; j < shape.seq_k; ++j) mask[7 * shape.seq_k + j] = -std::numeric_limits<float>::infinity();
+    attention::sdpa_reference(problem(expected));
+  }
+
+  attention::AttentionProblem problem(std::span<float> out) const {
+    return {shape, q, k, v, mask, CausalAlignment::bottom_right, std::nullopt, out};
+  }
+};
+
+class TiledBlockShapes : public gpu_tests::OpenClTest, public ::testing::WithParamInterface<TiledSdpaParameters> {};
+
+TEST_P(TiledBlockShapes, MatchTheReference) {
+  const TiledSdpaParameters& parameters = GetParam();
+  for (const AttentionShape& shape : kSweepShapes) {
+    SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
+    ASSERT_EQ(gpu::tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime().limits()), "");
+    const MaskedProblem data(shape);
+    std::vector<float> out(shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
+    const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime(), data.problem(out));
+    gpu::profiled_seconds(gpu::prepare_tiled_sdpa(runtime(), shape, parameters)->enqueue(device));
+    gpu::download_output(runtime(), device, out);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!(std::abs(out[i] - data.expected[i]) <= 1e-4f + 1e-4f * std::abs(data.expected[i])) && ++mismatches <= 5) {
+        ADD_FAILURE() << "element " << i << ": " << out[i] << " vs reference " << data.expected[i];
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, TiledBlockShapes, ::testing::ValuesIn(kSweep),
+                         [](const ::testing::TestParamInfo<TiledSdpaParameters>& info) {
+                           const TiledSdpaParameters& p = info.param;
+                           return "q" + std::to_string(p.query_tile) + "_k" + std::to_string(p.key_tile) + "_" +
+                                  std::to_string(p.rows_per_item) + "x" + std::to_string(p.columns_per_item) + "_s" +
+                                  std::to_string(p.stage_queries) + std::to_string(p.stage_values) + "_p" +
+                                  std::to_string(p.prefetch);
+                         });
+
+using TiledTuning = gpu_tests::OpenClTest;
+
+// A tuning file in $OPENCL_TUNING_DIR wins over the defaults; an entry the device cannot run does
+// not.
+TEST_F(TiledTuning, TheTuningDirectoryIsReadFirst) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tiled_sdpa_test_tuning";
+  std::filesystem::create_directories(folder);
+  const TiledSdpaParameters tuned{32, 16, 2, 1, 0, 0, 0};
+  const std::vector<gpu::TuningEntry> entries{{48, 24, tuned}, {48, 40, {1024, 1024, 1, 1, 1, 1, 1}}};
+  std::ofstream(folder / gpu::tuning_file_name(runtime().device().name)) << gpu::format_tuning("test", entries);
+  ASSERT_EQ(setenv(gpu::kTuningDirectoryVariable, folder.c_str(), 1), 0);
+  const AttentionShape tuned_shape{1, 1, 1, 8, 8, 48, 24};
+  const AttentionShape unusable_shape{1, 1, 1, 8, 8, 48, 40};
+  const TiledSdpaParameters chosen = gpu::chosen_tiled_parameters(runtime(), tuned_shape);
+  const TiledSdpaParameters fallback = gpu::chosen_tiled_parameters(runtime(), unusable_shape);
+  unsetenv(gpu::kTuningDirectoryVariable);
+  std::filesystem::remove_all(folder);
+  EXPECT_EQ(chosen, tuned);
+  EXPECT_EQ(fallback, gpu::default_tiled_parameters(48, 40, runtime().limits()));
+}
+
+using DeviceCalibration = gpu_tests::OpenClTest;
+
+TEST_F(DeviceCalibration, PeakAndBandwidthArePositiveAndFinite) {
+  const double gflops = gpu::measure_fma_peak_gflops(runtime());
+  const double gbps = gpu::measure_memory_bandwidth_gbps(runtime());
+  EXPECT_TRUE(std::isfinite(gflops) && gflops > 0) << gflops;
+  EXPECT_TRUE(std::isfinite(gbps) && gbps > 0) << gbps;
+}
+
+}  // namespace
