@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 namespace benches {
 
 // Each family registers its benchmarks here; main() calls them all before running.
@@ -17,5 +19,8 @@ void add_build_context();
 // Measures the FMA peak (fma_peak.hpp) and adds it to the benchmark context: fma_peak_gflops,
 // fma_peak_isa, fma_peak_threads.
 void add_fma_peak_context();
+// The OpenCL device's FMA peak and memory bandwidth, when the filter selects an OpenCL benchmark
+// (opencl_calibration.hpp).
+void add_opencl_calibration_context(std::string_view filter);
 
 }  // namespace benches

@@ -15,14 +15,18 @@ void print_help() {
   std::fputs(
       "\nBenchmark families (see docs/benchmarks.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
       "pretokenization/<scanner>, vocabulary_load/<encoding>, decode/long_encoding,\n"
-      "calibration/fma_peak, sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
+      "calibration/fma_peak, calibration/opencl_fma_peak, calibration/opencl_memory_bandwidth,\n"
+      "sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
       "(CPU implementations and, with an OpenCL device, opencl_*).\n"
       "\nEnvironment:\n"
       "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"
       "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
       "  TOKENIZER_DATA_DIR where the vocabularies and corpora are (default: data/ of the source)\n"
       "  TOKBENCH_MAX_ISA   the widest instruction set any kernel may use: sse2, avx2, avx512f or\n"
-      "                     avx512bw (default: the widest this CPU runs)\n",
+      "                     avx512bw (default: the widest this CPU runs)\n"
+      "  OPENCL_DEVICE      the OpenCL device: an index or part of a name (default: the first GPU,\n"
+      "                     else the first CPU device)\n"
+      "  OPENCL_TUNING_DIR  a folder of tuning files (sdpa_tune --out) read before the built-in ones\n",
       stdout);
 }
 
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   benches::add_fma_peak_context();
+  benches::add_opencl_calibration_context(benchmark::GetBenchmarkFilter());
   benches::ErrorLoggingReporter reporter(*benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

@@ -8,8 +8,9 @@
 // sdpa/<opencl kernel>_end_to_end/...: one shape (S = 1024, D = 64, causal 0) through
 // attention::Implementation::run, timed by the wall clock: device buffers, uploads, kernels and the
 // download of the output included.
-// GFLOPS counts sdpa_flops_per_call, as the CPU family. The context names the device
-// (opencl_device); without one nothing is registered.
+// GFLOPS counts sdpa_flops_per_call, as the CPU family; peak_fraction is GFLOPS over the device's
+// own FMA peak (opencl_calibration.hpp). The context names the device (opencl_device); without one
+// nothing is registered.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -25,6 +26,7 @@
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "guarded_benchmark.hpp"
+#include "opencl_calibration.hpp"
 #include "sdpa_bench_inputs.hpp"
 
 namespace benches {
@@ -61,7 +63,7 @@ void run_kernels(benchmark::State& state, const gpu::OpenClKernel* kernel, std::
   // The first launch of a kernel may compile its work-group function (PoCL does).
   gpu::profiled_seconds(prepared->enqueue(problem));
   for (auto _ : state) state.SetIterationTime(gpu::profiled_seconds(prepared->enqueue(problem)));
-  set_sdpa_gflops(state, problem.shape, causal);
+  set_sdpa_gflops(state, problem.shape, causal, opencl_fma_peak_gflops());
 }
 
 void run_end_to_end(benchmark::State& state, const attention::Implementation* implementation) {
@@ -75,7 +77,7 @@ void run_end_to_end(benchmark::State& state, const attention::Implementation* im
     benchmark::DoNotOptimize(buffers.out.data());
     benchmark::ClobberMemory();
   }
-  set_sdpa_gflops(state, shape, attention::CausalAlignment::none);
+  set_sdpa_gflops(state, shape, attention::CausalAlignment::none, opencl_fma_peak_gflops());
 }
 
 }  // namespace
@@ -89,13 +91,16 @@ void register_opencl_sdpa_benchmarks() {
     return;
   }
   benchmark::AddCustomContext("opencl_device", runtime->device().describe());
+  register_opencl_calibration_benchmarks();
 
   for (const gpu::OpenClKernel& kernel : gpu::opencl_kernels()) {
     for (const std::size_t seq : kSdpaSeqLengths) {
       if (kernel.name == "opencl_naive" && seq > kNaiveMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
         for (const bool causal : {false, true}) {
-          register_guarded(sdpa_benchmark_name(kernel.name, sdpa_shape(seq, dim), causal), run_kernels, &kernel, seq, dim,
+          const std::string name = sdpa_benchmark_name(kernel.name, sdpa_shape(seq, dim), causal);
+          note_opencl_benchmark(name);
+          register_guarded(name, run_kernels, &kernel, seq, dim,
                            causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond);
@@ -106,7 +111,9 @@ void register_opencl_sdpa_benchmarks() {
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
     if (implementation.name == "opencl_naive") continue;
     const std::string family = std::string(implementation.name) + "_end_to_end";
-    register_guarded(sdpa_benchmark_name(family, sdpa_shape(kEndToEndSeq, kEndToEndDim), false), run_end_to_end, &implementation)
+    const std::string name = sdpa_benchmark_name(family, sdpa_shape(kEndToEndSeq, kEndToEndDim), false);
+    note_opencl_benchmark(name);
+    register_guarded(name, run_end_to_end, &implementation)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }

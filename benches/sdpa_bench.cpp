@@ -39,10 +39,7 @@ void run_sdpa(benchmark::State& state, const attention::Implementation* implemen
     benchmark::DoNotOptimize(buffers.out.data());
     benchmark::ClobberMemory();
   }
-  set_sdpa_gflops(state, shape, causal);
-  // GFLOPS scaled by the peak: a rate as well, so Google Benchmark divides it by the same time.
-  state.counters["peak_fraction"] = benchmark::Counter(sdpa_flops_per_call(shape, causal) * 1e-9 / fma_peak_gflops(),
-                                                       benchmark::Counter::kIsIterationInvariantRate);
+  set_sdpa_gflops(state, shape, causal, fma_peak_gflops());
 }
 
 }  // namespace

@@ -55,9 +55,12 @@ double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::Ca
 }
 
 void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
-                     attention::CausalAlignment causal) {
-  state.counters["GFLOPS"] =
-      benchmark::Counter(sdpa_flops_per_call(shape, causal) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+                     attention::CausalAlignment causal, double peak_gflops) {
+  const double gflop = sdpa_flops_per_call(shape, causal) * 1e-9;
+  state.counters["GFLOPS"] = benchmark::Counter(gflop, benchmark::Counter::kIsIterationInvariantRate);
+  // A rate as well, so that Google Benchmark divides it by the same time.
+  state.counters["peak_fraction"] =
+      benchmark::Counter(gflop / peak_gflops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape) {

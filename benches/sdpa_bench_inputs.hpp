@@ -32,9 +32,10 @@ std::string sdpa_benchmark_name(std::string_view implementation, const attention
 // P V, two flops per multiply-add; the softmax is not counted), halved for any causal mask.
 double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal);
 
-// Sets the GFLOPS counter: sdpa_flops_per_call per iteration, per second of the benchmark's time.
+// Sets the GFLOPS counter (sdpa_flops_per_call per iteration, per second of the benchmark's time)
+// and peak_fraction: GFLOPS over `peak_gflops`, the FMA peak of whatever ran the calls.
 void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
-                     attention::CausalAlignment causal);
+                     attention::CausalAlignment causal, double peak_gflops);
 
 // Q, K and V of one shape, and room for O, all on the host. Values are unit-variance and roughly
 // normal: the sum of four 16-bit uniforms (two per output of std::mt19937, whose sequence the
