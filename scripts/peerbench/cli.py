@@ -17,7 +17,9 @@ measured on one, as ours are.
 torch (optional: skipped when not installed) runs torch.nn.functional.scaled_dot_product_attention
 in float32 on the CPU with the shapes of our sdpa/<implementation>/... benchmarks, named
 torch/sdpa/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C/real_time, after its output has been
-compared with a float64 reference on one small shape.
+compared with a float64 reference on one small shape. Where torch sees a CUDA device, the same
+shapes run there too: torch_cuda/sdpa/... (torch's choice of kernel) and torch_cuda_math/sdpa/...
+(its unfused float32 path, TF32 off), beside our sdpa/opencl_* on that GPU.
 """
 
 import argparse
@@ -36,7 +38,7 @@ from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Input
 from .locations import BUILD_DIR
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
-from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, TorchSdpaPeer, sdpa_flops, sdpa_name
+from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, import_torch, sdpa_flops, sdpa_name
 from .tables import print_comparison, print_regime_table, print_table
 from .timing import run_repetitions, time_iterations
 
@@ -179,7 +181,7 @@ def time_fresh(peer, encoding, batch, strings, warm_up):
 
 
 def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
-    """The iteration records of one torch/sdpa benchmark, on inputs made once; raises Skipped."""
+    """The iteration records of one torch*/sdpa benchmark, on inputs made once; raises Skipped."""
     gflop = sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9
     try:
         qkv = peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim)
@@ -241,18 +243,25 @@ def main():
     families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
     selected = [(peer, family, encoding, key, regime) for family, encoding, key, regime in families for peer in peers
                 if pattern.search(f"{peer.name}/{family}")]
-    sdpa_selected = [(f"torch/{sdpa_name(seq, dim, causal)}/real_time", seq, dim, causal)
-                     for seq, dim, causal in SDPA_SHAPES
-                     if pattern.search(f"torch/{sdpa_name(seq, dim, causal)}/real_time")]
+    sdpa_selected = {variant: [(f"{variant}/{sdpa_name(seq, dim, causal)}/real_time", seq, dim, causal)
+                               for seq, dim, causal in SDPA_SHAPES
+                               if pattern.search(f"{variant}/{sdpa_name(seq, dim, causal)}/real_time")]
+                     for variant in SDPA_VARIANTS}
+    sdpa_selected = {variant: shapes for variant, shapes in sdpa_selected.items() if shapes}
     if not selected and not sdpa_selected:
         sys.exit(f"error: no benchmark matches --filter {args.filter!r}")
     # torch takes seconds to import: only for its benchmarks.
-    sdpa_peer = None
-    if sdpa_selected:
-        if "torch" in missing:
-            skipped_peers["torch"] = "module torch not installed (scripts/peers --setup installs it)"
-        else:
-            sdpa_peer = TorchSdpaPeer(args.threads)
+    sdpa_peers = []
+    if sdpa_selected and "torch" in missing:
+        for variant in sdpa_selected:
+            skipped_peers[variant] = "module torch not installed (scripts/peers --setup installs it)"
+    elif sdpa_selected:
+        cuda = import_torch().cuda.is_available()
+        for variant in sdpa_selected:
+            if SDPA_VARIANTS[variant][0] == "cuda" and not cuda:
+                skipped_peers[variant] = "torch sees no CUDA device"
+            else:
+                sdpa_peers.append(TorchSdpaPeer(args.threads, variant))
     for name, why in skipped_peers.items():
         print(f"note: {name} skipped: {why}", file=sys.stderr)
 
@@ -279,25 +288,29 @@ def main():
         skip = collect(name, measurement, rows, notes, args.repetitions, warn=not args.in_child)
         reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
-    sdpa_check = None
-    if sdpa_peer is not None:
+    sdpa_checks = {}
+    family_index = len(selected)
+    for sdpa_peer in sdpa_peers:
         why = sdpa_peer.check()
-        if why is None:
-            sdpa_check = sdpa_peer.describe_check()
-            print(f"check: {sdpa_check}", file=sys.stderr)
-        else:
-            notes.append(f"torch/sdpa skipped: its output differs from the float64 reference ({why})")
+        if why is not None:
+            notes.append(f"{sdpa_peer.name}/sdpa skipped: its output differs from the float64 reference ({why})")
             print(f"warning: {notes[-1]}", file=sys.stderr)
-    for offset, (name, seq, dim, causal) in enumerate(sdpa_selected if sdpa_check else []):
-        collect(name, lambda: measure_sdpa(sdpa_peer, name, len(selected) + offset, seq, dim, causal, args),
-                rows, notes, args.repetitions)
+            continue
+        sdpa_checks[sdpa_peer.name] = sdpa_peer.describe_check()
+        print(f"check: {sdpa_checks[sdpa_peer.name]}", file=sys.stderr)
+        for name, seq, dim, causal in sdpa_selected[sdpa_peer.name]:
+            collect(name, lambda: measure_sdpa(sdpa_peer, name, family_index, seq, dim, causal, args),
+                    rows, notes, args.repetitions)
+            family_index += 1
 
-    measured_peers = peers + ([sdpa_peer] if sdpa_peer is not None else [])
+    measured_peers = peers + sdpa_peers
     result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
     if pinned_cpu is not None:
         result["context"]["single_document_cpu"] = pinned_cpu
-    if sdpa_check:
-        result["context"]["torch_sdpa_check"] = sdpa_check
+    for variant, check in sdpa_checks.items():
+        result["context"][f"{variant}_sdpa_check"] = check
+    if any(peer.device == "cuda" for peer in sdpa_peers):
+        result["context"]["cuda_device"] = next(peer.gpu for peer in sdpa_peers if peer.device == "cuda")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     if args.in_child:
@@ -311,8 +324,8 @@ def main():
     print(f"\nresults: {args.out}")
     if ours is not None:
         print(f"ids: every peer result shown equals ours ({args.tokenize}) on its input")
-    if sdpa_check:
-        print(f"sdpa: {sdpa_check}")
+    for check in sdpa_checks.values():
+        print(f"sdpa: {check}")
     if reference_mismatches:
         print(f"error: tiktoken's ids differ from ours on {reference_mismatches} input(s): see the warnings above",
               file=sys.stderr)

@@ -1,0 +1,59 @@
+"""peerbench.sdpa: the names, flop counts and reference of the torch rows, and its variants' devices
+and backends (with a stand-in for torch, which the tests do not need)."""
+
+import math
+import sys
+import types
+import unittest
+from unittest import mock
+
+import repository  # noqa: F401  (makes peerbench importable)
+from peerbench.sdpa import SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, reference_sdpa, sdpa_flops, sdpa_name
+
+
+def fake_torch(cuda):
+    """A module that answers what TorchSdpaPeer asks of torch at construction."""
+    torch = types.ModuleType("torch")
+    torch.__version__ = "0.test"
+    torch.set_num_threads = lambda n: None
+    torch.get_num_threads = lambda: 3
+    torch.cuda = types.SimpleNamespace(is_available=lambda: cuda, get_device_name=lambda: "Test GPU")
+    torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=True)),
+                                           cudnn=types.SimpleNamespace(allow_tf32=True))
+    return torch
+
+
+class SdpaTest(unittest.TestCase):
+    def test_names_and_flops_are_those_of_the_sdpa_family(self):
+        self.assertEqual(sdpa_name(1024, 64, True), "sdpa/batch:4/heads:8/seq_q:1024/seq_k:1024/dim:64/causal:1")
+        self.assertEqual(sdpa_flops(4, 8, 1024, 1024, 64, 64, False), 4 * 4 * 8 * 1024 * 1024 * 64)
+        self.assertEqual(sdpa_flops(4, 8, 1024, 1024, 64, 64, True), 2 * 4 * 8 * 1024 * 1024 * 64)
+        self.assertEqual(len(SDPA_SHAPES), 16)
+
+    def test_the_reference_is_top_left_causal(self):
+        q = [[[[1.0], [0.0]]]]
+        k = [[[[1.0], [2.0], [0.0]]]]
+        v = [[[[10.0], [20.0], [30.0]]]]
+        out = reference_sdpa(q, k, v, causal=True)
+        self.assertEqual(out[0][0][0], [10.0])  # query 0 sees key 0 alone
+        self.assertEqual(out[0][0][1], [15.0])  # query 1: two equal scores of 0
+        full = reference_sdpa(q, k, v, causal=False)[0][0][0][0]
+        weights = [math.exp(1 - 2), 1.0, math.exp(0 - 2)]
+        self.assertAlmostEqual(full, (10 * weights[0] + 20 * weights[1] + 30 * weights[2]) / sum(weights))
+
+    def test_variants_run_where_they_say_and_the_gpu_ones_turn_tf32_off(self):
+        self.assertEqual(SDPA_VARIANTS["torch"], ("cpu", "default"))
+        torch = fake_torch(cuda=True)
+        with mock.patch.dict(sys.modules, {"torch": torch}):
+            cpu = TorchSdpaPeer(3)
+            self.assertEqual((cpu.name, cpu.device), ("torch", "cpu"))
+            self.assertTrue(torch.backends.cuda.matmul.allow_tf32)
+            math_path = TorchSdpaPeer(3, "torch_cuda_math")
+            self.assertEqual((math_path.device, math_path.backend, math_path.gpu), ("cuda", "math", "Test GPU"))
+            self.assertFalse(torch.backends.cuda.matmul.allow_tf32)
+            self.assertFalse(torch.backends.cudnn.allow_tf32)
+            self.assertEqual(TorchSdpaPeer(3, "torch_cuda").backend, "default")
+
+
+if __name__ == "__main__":
+    unittest.main()
