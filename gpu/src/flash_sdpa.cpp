@@ -51,14 +51,8 @@ class PreparedFlashSdpa final : public PreparedSdpa {
   }
 
   std::vector<Event> enqueue(const DeviceAttentionProblem& problem) override {
-    const SdpaKernelArguments arguments = sdpa_kernel_arguments(problem, shape_);
-    set_kernel_arguments(kernel_.get(), problem.q, problem.k, problem.v, problem.mask, problem.out, arguments.group,
-                         arguments.seq_q, arguments.seq_k, arguments.key_offset, arguments.scale);
-    const std::array global{round_up(shape_.seq_q, query_tile_), shape_.batch * shape_.heads};
-    const std::array local{query_tile_, std::size_t{1}};
-    std::vector<Event> events;
-    events.push_back(enqueue_kernel(runtime_.queue(), kernel_.get(), global, local));
-    return events;
+    const std::size_t query_tiles = (shape_.seq_q + query_tile_ - 1) / query_tile_;
+    return enqueue_fused_sdpa(runtime_.queue(), kernel_.get(), problem, shape_, query_tiles, query_tile_);
   }
 
  private:

@@ -41,16 +41,8 @@ class PreparedTiledSdpa final : public PreparedSdpa {
   }
 
   std::vector<Event> enqueue(const DeviceAttentionProblem& problem) override {
-    const SdpaKernelArguments arguments = sdpa_kernel_arguments(problem, shape_);
-    set_kernel_arguments(kernel_.get(), problem.q, problem.k, problem.v, problem.mask, problem.out, arguments.group,
-                         arguments.seq_q, arguments.seq_k, arguments.key_offset, arguments.scale);
-    const std::size_t items = parameters_.items();
     const std::size_t query_tiles = (shape_.seq_q + parameters_.query_tile - 1) / parameters_.query_tile;
-    const std::array global{query_tiles * items, shape_.batch * shape_.heads};
-    const std::array local{items, std::size_t{1}};
-    std::vector<Event> events;
-    events.push_back(enqueue_kernel(runtime_.queue(), kernel_.get(), global, local));
-    return events;
+    return enqueue_fused_sdpa(runtime_.queue(), kernel_.get(), problem, shape_, query_tiles, parameters_.items());
   }
 
  private:

@@ -4,15 +4,13 @@
 #include <array>
 #include <stdexcept>
 
+#include "gpu/opencl_launch.hpp"
+
 namespace gpu {
 
 namespace {
 
 constexpr std::size_t kGroup = 4;  // GROUP of tiled_sdpa.cl
-
-constexpr std::size_t round_up_to(std::size_t count, std::size_t multiple) {
-  return (count + multiple - 1) / multiple * multiple;
-}
 
 // A block of n rows or columns is n consecutive ones (n < 4) or whole groups of 4.
 constexpr bool whole_groups(std::size_t block) { return block < kGroup ? block > 0 : block % kGroup == 0; }
@@ -25,7 +23,7 @@ std::size_t TiledSdpaParameters::items() const {
 
 std::size_t TiledSdpaParameters::value_columns_per_item(std::size_t value_dim) const {
   const std::size_t item_columns = key_tile / columns_per_item;
-  return round_up_to(value_dim, item_columns * kGroup) / item_columns;
+  return round_up(value_dim, item_columns * kGroup) / item_columns;
 }
 
 std::size_t TiledSdpaParameters::local_memory_bytes(std::size_t head_dim, std::size_t value_dim) const {
