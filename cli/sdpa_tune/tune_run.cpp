@@ -103,7 +103,8 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 Best tune_dimension(gpu::OpenClRuntime& runtime, std::size_t dim, const TuneOptions& options) {
   std::vector<gpu::TiledSdpaParameters> candidates = gpu::tiled_parameter_candidates(dim, dim, runtime.limits());
   if (options.limit != 0 && candidates.size() > options.limit) candidates.resize(options.limit);
-  const gpu::TiledSdpaParameters fallback = gpu::default_tiled_parameters(dim, dim, runtime.limits());
+  const gpu::TiledSdpaParameters fallback = gpu::default_tiled_parameters(
+      dim, dim, runtime.limits(), (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
   Check check(runtime, dim);
   HostProblem timed(AttentionShape{4, 8, 8, options.seq, options.seq, dim, dim}, CausalAlignment::none, false);
   const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, timed.view());

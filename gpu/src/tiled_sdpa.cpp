@@ -64,7 +64,8 @@ TiledSdpaParameters chosen_tiled_parameters(const OpenClRuntime& runtime, const 
   if (tuned && tiled_parameters_problem(*tuned, shape.head_dim, shape.value_dim, runtime.limits()).empty()) {
     return *tuned;
   }
-  return default_tiled_parameters(shape.head_dim, shape.value_dim, runtime.limits());
+  return default_tiled_parameters(shape.head_dim, shape.value_dim, runtime.limits(),
+                                  (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
 }
 
 OpenClKernel tiled_sdpa_kernel() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <stdexcept>
 
 #include "gpu/opencl_launch.hpp"
@@ -98,14 +99,18 @@ std::vector<TiledSdpaParameters> tiled_parameter_candidates(std::size_t head_dim
   return candidates;
 }
 
-TiledSdpaParameters default_tiled_parameters(std::size_t head_dim, std::size_t value_dim, const DeviceLimits& limits) {
-  static constexpr std::array<TiledSdpaParameters, 8> kPreferred{{
+TiledSdpaParameters default_tiled_parameters(std::size_t head_dim, std::size_t value_dim, const DeviceLimits& limits,
+                                             bool cpu_device) {
+  static constexpr std::array<TiledSdpaParameters, 8> kGpuPreferred{{
       {128, 16, 4, 4, 1, 1, 1}, {64, 32, 4, 4, 1, 1, 1}, {64, 32, 4, 4, 0, 1, 0}, {32, 32, 4, 4, 1, 1, 0},
       {32, 16, 4, 2, 1, 1, 0}, {16, 16, 4, 4, 1, 1, 0}, {16, 16, 2, 2, 1, 1, 0}, {16, 8, 2, 1, 1, 1, 0}}};
-  for (const TiledSdpaParameters& parameters : kPreferred) {
+  static constexpr std::array<TiledSdpaParameters, 2> kCpuPreferred{{{32, 16, 2, 2, 1, 1, 0}, {16, 8, 2, 1, 1, 1, 0}}};
+  const std::span<const TiledSdpaParameters> preferred =
+      cpu_device ? std::span<const TiledSdpaParameters>(kCpuPreferred) : std::span<const TiledSdpaParameters>(kGpuPreferred);
+  for (const TiledSdpaParameters& parameters : preferred) {
     if (tiled_parameters_problem(parameters, head_dim, value_dim, limits).empty()) return parameters;
   }
-  const TiledSdpaParameters& smallest = kPreferred.back();
+  const TiledSdpaParameters& smallest = preferred.back();
   throw std::runtime_error("opencl_tiled: no tile shape fits the device for head_dim " + std::to_string(head_dim) +
                            ", value_dim " + std::to_string(value_dim) + " (the smallest: " +
                            tiled_parameters_problem(smallest, head_dim, value_dim, limits) + ")");
