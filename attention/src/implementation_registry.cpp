@@ -18,6 +18,10 @@ constexpr Implementation kImplementations[] = {
      "oneTBB over batch x heads x query tiles; online softmax over key tiles, register-blocked SIMD kernels "
      "(AVX-512F, AVX2+FMA or SSE2, chosen at run time)",
      always, flash_workspace_bytes, sdpa_flash},
+    {"decode",
+     "Flash-Decoding: oneTBB over batch x key/value heads x key ranges, each key and value row read once for "
+     "every query head of its group; per-range max and sum combined exactly (SIMD kernels as flash's)",
+     always, decode_workspace_bytes, sdpa_decode},
 };
 
 }  // namespace

@@ -9,5 +9,6 @@ namespace attention {
 // Bytes of scratch memory one call of each implementation allocates (Implementation::workspace_bytes).
 std::size_t reference_workspace_bytes(const AttentionShape& shape);
 std::size_t flash_workspace_bytes(const AttentionShape& shape);
+std::size_t decode_workspace_bytes(const AttentionShape& shape);
 
 }  // namespace attention

@@ -25,12 +25,14 @@ std::string implementation_name(const ::testing::TestParamInfo<const Implementat
   return std::string(info.param->name);
 }
 
-TEST(ImplementationRegistry, ListsReferenceFirstThenFlash) {
+TEST(ImplementationRegistry, ListsReferenceFirstThenFlashThenDecode) {
   const auto all = cpu_implementations();
-  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].name, "reference");
   EXPECT_EQ(all[1].name, "flash");
+  EXPECT_EQ(all[2].name, "decode");
   EXPECT_EQ(find_cpu_implementation("flash"), &all[1]);
+  EXPECT_EQ(find_cpu_implementation("decode"), &all[2]);
   EXPECT_EQ(find_cpu_implementation("flash2"), nullptr);
 }
 

@@ -35,5 +35,11 @@ void sdpa_reference(const AttentionProblem& problem);
 // Tiled with an online softmax; never materialises seq_q x seq_k. SIMD kernels chosen at run
 // time, oneTBB over batch x heads x query tiles.
 void sdpa_flash(const AttentionProblem& problem);
+// Flash-Decoding, for a few queries against many keys: oneTBB over batch x key/value heads x
+// ranges of keys, each task reading every key and value row of its range once for all the query
+// rows that share them (grouped-query heads and their queries); per-range max and sum combined
+// exactly. Any problem, but its tasks hold all of a group's query rows: seq_q x heads / kv_heads
+// rows of scores and outputs, so many queries are flash's work.
+void sdpa_decode(const AttentionProblem& problem);
 
 }  // namespace attention

@@ -486,7 +486,12 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
 }
 
 }  // namespace
+}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
 
-const FlashKernels kFlashKernels = {kQueryTile, thread_floats, attend};
+#include "decode_kernel.inl"
+
+namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
+
+const FlashKernels kFlashKernels = {kQueryTile, thread_floats, attend, kDecodeTaskRows, decode_thread_floats, decode};
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE

@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstddef>
+
+#include "attention/attention_problem.hpp"
+#include "simd/flash_kernels.hpp"
+
+namespace attention {
+
+// sdpa_decode and its workspace with the kernels of a given instruction set (which this CPU must
+// support): how the tests reach every ISA's decode task.
+void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem& problem);
+std::size_t decode_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape);
+
+}  // namespace attention

@@ -1,0 +1,255 @@
+// The body of a per-ISA Flash-Decoding task, included by flash_kernel.inl after its helpers
+// (Floats, multiply_add, exp2_nonpositive, ...), in the same translation unit and namespaces.
+//
+// Decoding is a few queries against many keys: too few query rows to share a flash task's tiles,
+// and K and V too large to stay in any cache, so the time is the time to stream them. A task
+// therefore takes every query row that reads one key/value head (the query heads of its group,
+// each with its seq_q queries) and walks a range of keys once: per block of kDecodeKeyBlock keys,
+// the scores of all its rows (each key row read from memory once, then from L1 for the other
+// rows), the online softmax of each row, and P V into each row's output (each value row likewise).
+// The caller splits the keys so that there are tasks enough for every thread, and combines the
+// partial results of a row's splits exactly (decode_sdpa.cpp).
+//
+// Scores: a row's dot products with kWidth keys at once, one accumulator per key, reduced to one
+// vector of kWidth scores (haddp where the ISA has a horizontal add). P V: blocks of
+// kDecodePvRows rows x kDecodePvVectors vectors of columns, as flash's accumulate_block. Head and
+// value dimensions past their last whole vector are computed element by element (the decode
+// shapes have none).
+
+namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
+
+namespace {
+
+constexpr std::size_t kDecodeTaskRows = 64;
+constexpr std::size_t kDecodeKeyBlock = 32;
+constexpr std::size_t kDecodePvRows = 4;
+constexpr std::size_t kDecodePvVectors = 2;
+static_assert(kDecodeKeyBlock % kWidth == 0);
+
+// Offsets of the regions of a thread's scratch.
+struct DecodeLayout {
+  std::size_t head_columns;  // head_dim rounded up to a multiple of kAlignFloats
+  std::size_t queries;       // kDecodeTaskRows x head_columns: the task's query rows times query_factor
+  std::size_t scores;        // kDecodeTaskRows x kDecodeKeyBlock: scores, then weights
+  std::size_t rescale;       // kDecodeTaskRows factors exp2(old max - new max) of the current block
+  std::size_t zero_key;      // head_dim zeros: the keys of a block past its end
+  std::size_t thread_floats;
+};
+
+DecodeLayout decode_layout_of(const AttentionShape& s) {
+  DecodeLayout l{};
+  l.head_columns = round_up(s.head_dim, kAlignFloats);
+  std::size_t at = 0;
+  const auto region = [&at](std::size_t floats) {
+    const std::size_t start = at;
+    at += round_up(floats, kAlignFloats);
+    return start;
+  };
+  l.queries = region(kDecodeTaskRows * l.head_columns);
+  l.scores = region(kDecodeTaskRows * kDecodeKeyBlock);
+  l.rescale = region(kDecodeTaskRows);
+  l.zero_key = region(s.head_dim);
+  l.thread_floats = at;
+  return l;
+}
+
+std::size_t decode_thread_floats(const AttentionShape& shape) { return decode_layout_of(shape).thread_floats; }
+
+// The sum of the lanes of x, without xsimd's hadd, whose AVX-512 one needs AVX512DQ.
+float sum_of_lanes(Floats x) {
+  alignas(64) float lanes[kWidth];
+  x.store_aligned(lanes);
+  float sum = 0.0f;
+  for (const float lane : lanes) sum += lane;
+  return sum;
+}
+
+// Lane j of the result is the sum of the lanes of acc[j]: xsimd's haddp where it needs no more
+// than this file's ISA (its AVX-512 one needs AVX512DQ), for AVX-512 the halves of each vector
+// added first and then two of AVX's.
+Floats sums_of_each(const Floats (&acc)[kWidth]) {
+#if defined(__AVX512F__)
+  using Half = xsimd::batch<float, xsimd::avx>;
+  Half halves[kWidth];
+  for (std::size_t j = 0; j < kWidth; ++j)
+    halves[j] = Half(_mm512_castps512_ps256(acc[j])) +
+                Half(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[j]), 1)));
+  const __m256 low = xsimd::haddp(halves);
+  const __m256 high = xsimd::haddp(halves + Half::size);
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(low)), _mm256_castps_pd(high), 1));
+#elif defined(__AVX__)
+  return xsimd::haddp(acc);
+#else
+  alignas(64) float sums[kWidth];
+  for (std::size_t j = 0; j < kWidth; ++j) sums[j] = sum_of_lanes(acc[j]);
+  return Floats::load_aligned(sums);
+#endif
+}
+
+// scores[r * kDecodeKeyBlock + j] = query r . keys[j] for the `rows` packed query rows (head_columns
+// apart) and the kWidth keys of `keys`.
+void decode_scores(const float* const (&keys)[kWidth], const float* queries, std::size_t rows,
+                   std::size_t head_columns, std::size_t head_dim, float* scores) {
+  const std::size_t whole = head_dim / kWidth * kWidth;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* const query = queries + r * head_columns;
+    Floats acc[kWidth];
+#pragma GCC unroll 16
+    for (std::size_t j = 0; j < kWidth; ++j) acc[j] = Floats(0.0f);
+    for (std::size_t d = 0; d < whole; d += kWidth) {
+      const Floats q = Floats::load_aligned(query + d);
+#pragma GCC unroll 16
+      for (std::size_t j = 0; j < kWidth; ++j) acc[j] = multiply_add(q, Floats::load_unaligned(keys[j] + d), acc[j]);
+    }
+    float* const row = scores + r * kDecodeKeyBlock;
+    sums_of_each(acc).store_unaligned(row);
+    for (std::size_t d = whole; d < head_dim; ++d)
+      for (std::size_t j = 0; j < kWidth; ++j) row[j] += query[d] * keys[j][d];
+  }
+}
+
+// The online softmax step of one row over its `keys` scores (base 2, masked): the scores become
+// weights exp2(score - new max), the row's max and sum move on, and the factor by which its
+// earlier output must shrink is returned. As in flash's update_softmax, a row that has seen no
+// visible key keeps max -inf and weighs against 0, and a NaN score gives a NaN weight.
+float decode_softmax(float* scores, std::size_t keys, float& row_max, float& row_sum) {
+  const std::size_t whole = keys / kWidth * kWidth;
+  Floats max_vector(row_max);
+  for (std::size_t j = 0; j < whole; j += kWidth) max_vector = xsimd::max(max_vector, Floats::load_unaligned(scores + j));
+  alignas(64) float lanes[kWidth];
+  max_vector.store_aligned(lanes);
+  float new_max = row_max;
+  for (const float lane : lanes) new_max = lane > new_max ? lane : new_max;
+  for (std::size_t j = whole; j < keys; ++j) new_max = scores[j] > new_max ? scores[j] : new_max;
+  const float base = new_max == kMinusInfinity ? 0.0f : new_max;
+  Floats sum_vector(0.0f);
+  for (std::size_t j = 0; j < whole; j += kWidth) {
+    const Floats weight = exp2_nonpositive(Floats::load_unaligned(scores + j) - Floats(base));
+    weight.store_unaligned(scores + j);
+    sum_vector += weight;
+  }
+  float sum = sum_of_lanes(sum_vector);
+  if (whole < keys) {
+    alignas(64) float tail[kWidth];
+    for (std::size_t x = 0; x < kWidth; ++x) tail[x] = whole + x < keys ? scores[whole + x] - base : kMinusInfinity;
+    const Floats weight = exp2_nonpositive(Floats::load_aligned(tail));
+    weight.store_aligned(tail);
+    for (std::size_t j = whole; j < keys; ++j) {
+      scores[j] = tail[j - whole];
+      sum += scores[j];
+    }
+  }
+  alignas(64) float factor[kWidth];
+  exp2_nonpositive(Floats(row_max - base)).store_aligned(factor);
+  row_sum = row_sum * factor[0] + sum;
+  row_max = new_max;
+  return factor[0];
+}
+
+// outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weights[r][j] * values[j][c]
+// for Rows rows (weights kDecodeKeyBlock apart, outputs output_stride apart) and the Vectors
+// vectors of columns at `values` (rows value_stride apart).
+template <std::size_t Rows, std::size_t Vectors>
+void decode_accumulate(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
+                       float* outputs, std::size_t output_stride, const float* rescale) {
+  Floats acc[Rows][Vectors];
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x)
+      acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * Floats(rescale[r]);
+  for (std::size_t j = 0; j < keys; ++j, values += value_stride) {
+    Floats v[Vectors];
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x) v[x] = Floats::load_unaligned(values + x * kWidth);
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < Rows; ++r) {
+      const Floats w(weights[r * kDecodeKeyBlock + j]);
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
+    }
+  }
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < Vectors; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
+}
+
+// decode_accumulate over every column of V for Rows rows.
+template <std::size_t Rows>
+void decode_accumulate_rows(const float* weights, std::size_t keys, const float* values, std::size_t value_dim,
+                            float* outputs, std::size_t output_stride, const float* rescale) {
+  const std::size_t whole = value_dim / kWidth * kWidth;
+  std::size_t column = 0;
+  for (; column + kDecodePvVectors * kWidth <= whole; column += kDecodePvVectors * kWidth)
+    decode_accumulate<Rows, kDecodePvVectors>(weights, keys, values + column, value_dim, outputs + column,
+                                              output_stride, rescale);
+  for (; column < whole; column += kWidth)
+    decode_accumulate<Rows, 1>(weights, keys, values + column, value_dim, outputs + column, output_stride, rescale);
+  for (; column < value_dim; ++column)
+    for (std::size_t r = 0; r < Rows; ++r) {
+      float sum = outputs[r * output_stride + column] * rescale[r];
+      for (std::size_t j = 0; j < keys; ++j) sum += weights[r * kDecodeKeyBlock + j] * values[j * value_dim + column];
+      outputs[r * output_stride + column] = sum;
+    }
+}
+
+void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
+  const AttentionShape& s = call.shape;
+  const DecodeLayout l = decode_layout_of(s);
+  const std::size_t group_heads = s.heads / s.kv_heads;
+  const std::size_t batch = task.group / s.kv_heads;
+  const std::size_t first_head = batch * s.heads + task.group % s.kv_heads * group_heads;
+  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
+  float* const queries = scratch + l.queries;
+  float* const scores = scratch + l.scores;
+  float* const rescale = scratch + l.rescale;
+  float* const zero_key = scratch + l.zero_key;
+  // Row r of the task is query i of head first_head + g.
+  const auto query_of = [&](std::size_t r) { return (task.first_row + r) % s.seq_q; };
+  const auto head_of = [&](std::size_t r) { return first_head + (task.first_row + r) / s.seq_q; };
+
+  for (std::size_t r = 0; r < task.rows; ++r) {
+    const float* const q = call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim;
+    for (std::size_t d = 0; d < s.head_dim; ++d) queries[r * l.head_columns + d] = q[d] * call.query_factor;
+    task.row_max[r] = kMinusInfinity;
+    task.row_sum[r] = 0.0f;
+    for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
+  }
+  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
+
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
+    const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
+    for (std::size_t j0 = 0; j0 < keys; j0 += kWidth) {
+      const float* block[kWidth];
+      for (std::size_t j = 0; j < kWidth; ++j) block[j] = j0 + j < keys ? k + (key0 + j0 + j) * s.head_dim : zero_key;
+      decode_scores(block, queries, task.rows, l.head_columns, s.head_dim, scores + j0);
+    }
+    for (std::size_t r = 0; r < task.rows; ++r) {
+      float* const row = scores + r * kDecodeKeyBlock;
+      const std::size_t i = query_of(r);
+      // Keys from `visible` on are past the row's causal limit.
+      const std::size_t limit = visible_keys(call.window, i);
+      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+      if (call.mask != nullptr) {
+        const float* const mask = call.mask + i * s.seq_k + key0;
+        for (std::size_t j = 0; j < visible; ++j) row[j] += mask[j] * kLog2e;
+      }
+      for (std::size_t j = visible; j < keys; ++j) row[j] = kMinusInfinity;
+      rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
+    }
+    const float* const values = v + key0 * s.value_dim;
+    std::size_t r = 0;
+    for (; r + kDecodePvRows <= task.rows; r += kDecodePvRows)
+      decode_accumulate_rows<kDecodePvRows>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
+                                            task.outputs + r * task.value_stride, task.value_stride, rescale + r);
+    for (; r < task.rows; ++r)
+      decode_accumulate_rows<1>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
+                                task.outputs + r * task.value_stride, task.value_stride, rescale + r);
+  }
+}
+
+}  // namespace
+
+}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
