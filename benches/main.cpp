@@ -7,6 +7,7 @@
 #include "benches.hpp"
 #include "error_log.hpp"
 #include "error_logging_reporter.hpp"
+#include "memory_bandwidth.hpp"
 
 namespace {
 
@@ -15,9 +16,11 @@ void print_help() {
   std::fputs(
       "\nBenchmark families (see docs/benchmarks.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
       "pretokenization/<scanner>, vocabulary_load/<encoding>, decode/long_encoding,\n"
-      "calibration/fma_peak, calibration/opencl_fma_peak, calibration/opencl_memory_bandwidth,\n"
+      "calibration/fma_peak, calibration/memory_bandwidth, calibration/opencl_fma_peak,\n"
+      "calibration/opencl_memory_bandwidth,\n"
       "sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
-      "(CPU implementations and, with an OpenCL device, opencl_*).\n"
+      "(CPU implementations and, with an OpenCL device, opencl_*),\n"
+      "sdpa_decode/<implementation>/batch:B/heads:32/kv_heads:8/seq_q:Q/seq_k:S/dim:128.\n"
       "\nEnvironment:\n"
       "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"
       "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
@@ -41,7 +44,9 @@ int main(int argc, char** argv) {
     benches::register_pretokenization_benchmarks();
     benches::register_vocabulary_benchmarks();
     benches::register_calibration_benchmarks();
+    benches::register_memory_bandwidth_benchmark();
     benches::register_sdpa_benchmarks();
+    benches::register_sdpa_decode_benchmarks();
     benches::register_opencl_sdpa_benchmarks();
     benches::add_build_context();
   } catch (const std::exception& error) {
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   benches::add_fma_peak_context();
+  benches::add_memory_bandwidth_context(benchmark::GetBenchmarkFilter());
   benches::add_opencl_calibration_context(benchmark::GetBenchmarkFilter());
   benches::ErrorLoggingReporter reporter(*benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&reporter);

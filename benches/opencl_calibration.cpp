@@ -6,9 +6,9 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <regex>
 #include <vector>
 
+#include "benchmark_filter.hpp"
 #include "gpu/device_calibration.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "guarded_benchmark.hpp"
@@ -57,31 +57,16 @@ double opencl_memory_gbps() {
 void note_opencl_benchmark(std::string name) { opencl_benchmark_names().push_back(std::move(name)); }
 
 void register_opencl_calibration_benchmarks() {
-  for (const char* name : {"calibration/opencl_fma_peak", "calibration/opencl_memory_bandwidth"}) {
+  const auto add = [](const char* name, void (*measure)(benchmark::State&)) {
     note_opencl_benchmark(name);
-  }
-  register_guarded("calibration/opencl_fma_peak", fma_peak_benchmark)->Iterations(1)->Unit(benchmark::kMillisecond);
-  register_guarded("calibration/opencl_memory_bandwidth", memory_bandwidth_benchmark)
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
+    register_guarded(name, measure)->Iterations(1)->Unit(benchmark::kMillisecond);
+  };
+  add("calibration/opencl_fma_peak", fma_peak_benchmark);
+  add("calibration/opencl_memory_bandwidth", memory_bandwidth_benchmark);
 }
 
 void add_opencl_calibration_context(std::string_view filter) {
-  const bool negated = filter.starts_with('-');
-  if (negated) filter.remove_prefix(1);
-  // Google Benchmark matches with POSIX extended expressions; "" and "all" select everything.
-  const bool everything = filter.empty() || filter == "all";
-  std::regex pattern;
-  try {
-    pattern = std::regex(everything ? std::string(".") : std::string(filter), std::regex::extended);
-  } catch (const std::regex_error&) {
-    return;  // Google Benchmark reports the filter itself, and runs nothing.
-  }
-  bool selected = false;
-  for (const std::string& name : opencl_benchmark_names()) {
-    selected = selected || (std::regex_search(name, pattern) != negated);
-  }
-  if (!selected) return;
+  if (!filter_selects_any(filter, opencl_benchmark_names())) return;
   try {
     benchmark::AddCustomContext("opencl_fma_peak_gflops", one_decimal(opencl_fma_peak_gflops()));
     benchmark::AddCustomContext("opencl_memory_gbps", one_decimal(opencl_memory_gbps()));

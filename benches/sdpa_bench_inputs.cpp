@@ -63,6 +63,41 @@ void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& s
       benchmark::Counter(gflop / peak_gflops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+attention::AttentionShape decode_shape(std::size_t batch, std::size_t seq_q, std::size_t seq_k) {
+  return attention::AttentionShape{.batch = batch,
+                                   .heads = kDecodeHeads,
+                                   .kv_heads = kDecodeKvHeads,
+                                   .seq_q = seq_q,
+                                   .seq_k = seq_k,
+                                   .head_dim = kDecodeDim,
+                                   .value_dim = kDecodeDim};
+}
+
+std::string sdpa_decode_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape) {
+  return "sdpa_decode/" + std::string(implementation) + "/batch:" + std::to_string(shape.batch) +
+         "/heads:" + std::to_string(shape.heads) + "/kv_heads:" + std::to_string(shape.kv_heads) +
+         "/seq_q:" + std::to_string(shape.seq_q) + "/seq_k:" + std::to_string(shape.seq_k) +
+         "/dim:" + std::to_string(shape.head_dim);
+}
+
+void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,
+                         double memory_gbps) {
+  // Under bottom-right alignment query i (of seq_q <= seq_k) sees seq_k - seq_q + 1 + i keys.
+  double visible = 0;
+  for (std::size_t i = 0; i < shape.seq_q; ++i) visible += static_cast<double>(shape.seq_k - shape.seq_q + 1 + i);
+  const double gflop =
+      2.0 * static_cast<double>(shape.batch * shape.heads * (shape.head_dim + shape.value_dim)) * visible * 1e-9;
+  const double gigabytes =
+      static_cast<double>(shape.batch * shape.kv_heads * shape.seq_k * (shape.head_dim + shape.value_dim)) *
+      sizeof(float) * 1e-9;
+  // Rates, so that Google Benchmark divides them all by the same time.
+  const auto rate = [](double per_call) { return benchmark::Counter(per_call, benchmark::Counter::kIsIterationInvariantRate); };
+  state.counters["GFLOPS"] = rate(gflop);
+  state.counters["peak_fraction"] = rate(gflop / peak_gflops);
+  state.counters["GBps"] = rate(gigabytes);
+  state.counters["bandwidth_fraction"] = rate(gigabytes / memory_gbps);
+}
+
 SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape) {
   static std::optional<SdpaBuffers> buffers;
   if (!buffers || !same_shape(buffers->shape, shape)) {

@@ -37,6 +37,27 @@ double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::Ca
 void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
                      attention::CausalAlignment causal, double peak_gflops);
 
+// The decode shapes (sdpa_decode_bench.cpp): one or a few new queries of 32 heads against a KV
+// cache of 8 key/value heads (grouped-query attention as in Llama-style models), head_dim =
+// value_dim = 128, bottom-right causal alignment (the KV-cache convention).
+inline constexpr std::size_t kDecodeBatches[] = {1, 8};
+inline constexpr std::size_t kDecodeQueries[] = {1, 4};
+inline constexpr std::size_t kDecodeKeys[] = {1024, 4096, 16384, 65536};
+inline constexpr std::size_t kDecodeHeads = 32;
+inline constexpr std::size_t kDecodeKvHeads = 8;
+inline constexpr std::size_t kDecodeDim = 128;
+attention::AttentionShape decode_shape(std::size_t batch, std::size_t seq_q, std::size_t seq_k);
+
+// sdpa_decode/<implementation>/batch:B/heads:H/kv_heads:K/seq_q:Q/seq_k:S/dim:D.
+std::string sdpa_decode_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape);
+
+// Sets the counters of a decode benchmark: GFLOPS and peak_fraction as set_sdpa_gflops, but with
+// the flops of exactly the keys each query sees under bottom-right alignment; GBps, the bytes of
+// K and V (each read once per call at least) per second; and bandwidth_fraction, GBps over
+// `memory_gbps`, the machine's (or device's) measured bandwidth.
+void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,
+                         double memory_gbps);
+
 // Q, K and V of one shape, and room for O, all on the host. Values are unit-variance and roughly
 // normal: the sum of four 16-bit uniforms (two per output of std::mt19937, whose sequence the
 // standard fixes, unlike a distribution's), centred and scaled; seeds 1, 2, 3 for Q, K, V.

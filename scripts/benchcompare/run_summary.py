@@ -19,14 +19,17 @@ PROGRAM = "run_summary.py"
 
 # The member each family's speedups are taken over: the plain implementation the others are
 # checked against. A family without its reference in the run shows no speedups.
-REFERENCE_MEMBERS = {"pretokenization": "regex", "sdpa": "reference"}
+REFERENCE_MEMBERS = {"pretokenization": "regex", "sdpa": "reference", "sdpa_decode": "flash"}
+# Families of benchmarks `FAMILY/IMPL/SHAPE`, listed by implementation, one line per shape, each
+# with its family's reference implementation at the same shape as its reference.
+SHAPED_FAMILIES = ("sdpa", "sdpa_decode")
 DEFAULT_REFERENCE_MEMBER = "serial"
 # What items_per_second counts, where it is not tokens.
 ITEM_UNITS = {"pretokenization": "Mpieces/s"}
 DEFAULT_ITEM_UNIT = "Mtok/s"
 # Counters that are rates: per second of the benchmark's time (peak_fraction is GFLOPS over the
-# machine's peak, so it scales alike).
-RATE_COUNTERS = ("bytes_per_second", "items_per_second", "GFLOPS", "peak_fraction")
+# machine's peak, bandwidth_fraction GBps over its memory bandwidth, so they scale alike).
+RATE_COUNTERS = ("bytes_per_second", "items_per_second", "GFLOPS", "peak_fraction", "GBps", "bandwidth_fraction")
 
 
 @dataclass(frozen=True)
@@ -42,22 +45,24 @@ class Placement:
     @property
     def reference_key(self):
         """The key of the reference's placement."""
-        if self.family.startswith("sdpa/"):
-            return f"sdpa/{self.reference_member}/{self.member}"
+        top = self.family.split("/")[0]
+        if top in SHAPED_FAMILIES:
+            return f"{top}/{self.reference_member}/{self.member}"
         return f"{self.family}/{self.reference_member}"
 
 
 def placement(name):
-    """Where NAME goes: SDPA benchmarks `sdpa/IMPL/SHAPE` are listed by implementation, one line
-    per shape, with the reference implementation at the same shape as their reference; the others,
-    `FAMILY/MEMBER`, one line per member."""
+    """Where NAME goes: benchmarks of SHAPED_FAMILIES, `FAMILY/IMPL/SHAPE`, are listed by
+    implementation, one line per shape, with the family's reference implementation at the same
+    shape as their reference; the others, `FAMILY/MEMBER`, one line per member."""
     for suffix in WALL_CLOCK_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    if name.startswith("sdpa/") and name.count("/") >= 2:
+    top = name.split("/")[0]
+    if top in SHAPED_FAMILIES and name.count("/") >= 2:
         _, implementation, shape = name.split("/", 2)
-        return Placement(f"sdpa/{implementation}", shape, REFERENCE_MEMBERS["sdpa"])
+        return Placement(f"{top}/{implementation}", shape, REFERENCE_MEMBERS[top])
     family, _, member = name.rpartition("/")
     return Placement(family, member, REFERENCE_MEMBERS.get(family.split("/")[0], DEFAULT_REFERENCE_MEMBER))
 
@@ -101,6 +106,12 @@ def _figures(family, counters):
     if "items_per_second" in counters:
         unit = ITEM_UNITS.get(family.split("/")[0], DEFAULT_ITEM_UNIT)
         cells.append(f"{counters['items_per_second'] / 1e6:.2f} {unit}")
+    # Memory-bound kernels (decoding) report bytes as well as flops: the bytes come first, as the
+    # table shows two figures.
+    if "GBps" in counters:
+        cells.append(f"{counters['GBps']:.1f} GB/s")
+    if "bandwidth_fraction" in counters:
+        cells.append(f"{counters['bandwidth_fraction'] * 100:.0f}% of bandwidth")
     if "GFLOPS" in counters:
         cells.append(f"{counters['GFLOPS']:.1f} GFLOP/s")
     if "peak_fraction" in counters:

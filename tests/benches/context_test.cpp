@@ -75,4 +75,31 @@ TEST(BenchesContext, PeakFractionIsGflopsOverTheContextPeak) {
   EXPECT_NEAR(fraction, gflops / peak, gflops / peak * 0.05 / peak + 1e-9) << r.out;
 }
 
+// Decoding reports its bytes beside its flops: K and V of the shape per call, and their rate over
+// the bandwidth the context records. batch 1, 8 key/value heads, 1,024 keys, 128 + 128 floats:
+// 8 MiB a call.
+TEST(BenchesContext, DecodeBandwidthFractionIsGbpsOverTheContextBandwidth) {
+  const tokenizer::test::ProcessResult r =
+      run_benches("^sdpa_decode/decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128/");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string bandwidth = context_field(r.out, "memory_bandwidth_gbps");
+  ASSERT_TRUE(std::regex_match(bandwidth, std::regex("[0-9]+\\.[0-9]"))) << r.out;
+  const double gbps = row_number(r.out, "GBps");
+  const double gflops = row_number(r.out, "GFLOPS");
+  ASSERT_GT(gbps, 0.0) << r.out;
+  // Each key of a key/value head, 1 KiB of K and V, costs its 4 query heads 256 multiply-adds
+  // each: 2,048 flops, 2 a byte.
+  EXPECT_NEAR(gflops / gbps, 2.0, 1e-6) << r.out;
+  EXPECT_NEAR(row_number(r.out, "bandwidth_fraction"), gbps / std::stod(bandwidth),
+              gbps / std::stod(bandwidth) * 0.05 / std::stod(bandwidth) + 1e-9)
+      << r.out;
+}
+
+// The 512 MiB of the bandwidth calibration are read only when something needs them.
+TEST(BenchesContext, NoBandwidthMeasuredForTheTokenizer) {
+  const tokenizer::test::ProcessResult r = run_benches("^short_encoding/serial$");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(context_field(r.out, "memory_bandwidth_gbps"), "") << r.out;
+}
+
 }  // namespace

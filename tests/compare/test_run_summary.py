@@ -79,6 +79,18 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(table.rows[3][1:], ["30.00 ns", "30.0 GFLOP/s", "30% of peak", "30.00x reference"])
         self.assertEqual(table.rows[4][4], "")  # no reference at that shape
 
+    def test_decoding_is_listed_by_implementation_against_flash_with_its_bytes_first(self):
+        shape = "batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:4096/dim:128"
+        run = self.run_of(
+            rows(f"sdpa_decode/flash/{shape}/real_time", [400.0] * 3, GBps=1e-9 * 800, GFLOPS=1e-9 * 1600),
+            rows(f"sdpa_decode/decode/{shape}/real_time", [100.0] * 3, GBps=1e-9 * 800, GFLOPS=1e-9 * 1600,
+                 bandwidth_fraction=0.5 * 100e-9, peak_fraction=0.1 * 100e-9),
+        )
+        table = summary_table(run)
+        self.assertEqual([row[0] for row in table.rows],
+                         ["sdpa_decode/flash", f"  {shape}", "sdpa_decode/decode", f"  {shape}"])
+        self.assertEqual(table.rows[3][1:], ["100.0 ns", "8.0 GB/s", "50% of bandwidth", "4.00x flash"])
+
     def test_placement(self):
         self.assertEqual((placement("adversarial_encoding/digits/parallel/real_time").family,
                           placement("adversarial_encoding/digits/parallel/real_time").member),

@@ -24,6 +24,7 @@ constexpr std::size_t kDecodeTaskRows = 64;
 constexpr std::size_t kDecodeKeyBlock = 32;
 constexpr std::size_t kDecodePvRows = 4;
 constexpr std::size_t kDecodePvVectors = 2;
+constexpr std::size_t kDecodePrefetchKeys = 2 * kDecodeKeyBlock;
 static_assert(kDecodeKeyBlock % kWidth == 0);
 
 // Offsets of the regions of a thread's scratch.
@@ -222,6 +223,15 @@ void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
     for (std::size_t j0 = 0; j0 < keys; j0 += kWidth) {
+      // The keys and values kDecodePrefetchKeys ahead, fetched into L2 a few rows at a time
+      // between the blocks of arithmetic: one thread's own loads leave memory idle too often to
+      // stream at its speed, and P V reads V a column slice at a time, rows apart.
+      const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
+      if (ahead < task.key_end) {
+        const std::size_t rows_ahead = smaller(kWidth, task.key_end - ahead);
+        prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
+        prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
+      }
       const float* block[kWidth];
       for (std::size_t j = 0; j < kWidth; ++j) block[j] = j0 + j < keys ? k + (key0 + j0 + j) * s.head_dim : zero_key;
       decode_scores(block, queries, task.rows, l.head_columns, s.head_dim, scores + j0);
