@@ -34,4 +34,6 @@ const Implementation* find_cpu_implementation(std::string_view name) {
   return it == std::end(kImplementations) ? nullptr : &*it;
 }
 
+const Implementation& default_cpu_implementation() { return kImplementations[1]; }
+
 }  // namespace attention

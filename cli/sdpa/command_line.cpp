@@ -23,14 +23,9 @@ std::string registered_implementation_names() {
   return names;
 }
 
-// The last supported CPU one: the registry lists implementations simplest (and slowest) first.
-// OpenCL kernels are chosen by name only: their device is the user's choice (OPENCL_DEVICE).
-const Implementation& default_implementation() {
-  const std::span<const Implementation> all = cpu_implementations();
-  for (auto it = all.rbegin(); it != all.rend(); ++it)
-    if (it->is_supported()) return *it;
-  throw std::runtime_error("no implementation is supported on this CPU");
-}
+// The library's default CPU one. OpenCL kernels are chosen by name only: their device is the
+// user's choice (OPENCL_DEVICE).
+const Implementation& default_implementation() { return default_cpu_implementation(); }
 
 const Implementation* resolve_implementation(std::string_view name) {
   const Implementation* implementation = find_sdpa_implementation(name);

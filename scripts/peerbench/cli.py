@@ -19,7 +19,10 @@ in float32 on the CPU with the shapes of our sdpa/<implementation>/... benchmark
 torch/sdpa/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C/real_time, after its output has been
 compared with a float64 reference on one small shape. Where torch sees a CUDA device, the same
 shapes run there too: torch_cuda/sdpa/... (torch's choice of kernel) and torch_cuda_math/sdpa/...
-(its unfused float32 path, TF32 off), beside our sdpa/opencl_* on that GPU.
+(its unfused float32 path, TF32 off), beside our sdpa/opencl_* on that GPU. The decode shapes of
+our sdpa_decode/<implementation>/... benchmarks run likewise, as torch/sdpa_decode/batch:B/heads:32/
+kv_heads:8/seq_q:Q/seq_k:S/dim:128/real_time (grouped heads through enable_gqa, a bottom-right mask
+for more than one query), with GFLOPS and GBps (K and V bytes per second) as ours.
 """
 
 import argparse
@@ -38,7 +41,9 @@ from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Input
 from .locations import BUILD_DIR
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
-from .sdpa import SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, import_torch, sdpa_flops, sdpa_name
+from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES,
+                   SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch, sdpa_flops,
+                   sdpa_name)
 from .tables import print_comparison, print_regime_table, print_table
 from .timing import run_repetitions, time_iterations
 
@@ -183,10 +188,24 @@ def time_fresh(peer, encoding, batch, strings, warm_up):
 def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
     """The iteration records of one torch*/sdpa benchmark, on inputs made once; raises Skipped."""
     gflop = sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9
+    return measure_torch(peer, name, family_index, args, {"GFLOPS": gflop},
+                         lambda: (peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim), peer.attention(causal)))
+
+
+def measure_decode(peer, name, family_index, batch, seq_q, seq_k, args):
+    """The iteration records of one torch*/sdpa_decode benchmark; raises Skipped."""
+    amounts = {"GFLOPS": decode_flops(batch, seq_q, seq_k) * 1e-9, "GBps": decode_bytes(batch, seq_k) * 1e-9}
+    return measure_torch(peer, name, family_index, args, amounts,
+                         lambda: (peer.inputs(batch, DECODE_HEADS, seq_q, seq_k, DECODE_DIM, kv_heads=DECODE_KV_HEADS),
+                                  peer.decode_attention(seq_q, seq_k)))
+
+
+def measure_torch(peer, name, family_index, args, amounts, prepare):
+    """The iteration records of a torch benchmark whose inputs and function prepare() makes once;
+    AMOUNTS: the rate fields' amounts of one call. Raises Skipped."""
     try:
-        qkv = peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim)
-        fn = peer.attention(causal)
-        print(f"running {name} ({gflop:.2f} GFLOP a call)", file=sys.stderr)
+        qkv, fn = prepare()
+        print(f"running {name} ({amounts['GFLOPS']:.2f} GFLOP a call)", file=sys.stderr)
         with peer.torch.inference_mode():
             # Untimed: the first call also starts torch's thread pool.
             fn(qkv)
@@ -195,7 +214,7 @@ def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
         raise
     except Exception as e:
         raise Skipped(f"torch failed: {type(e).__name__}: {e}") from e
-    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, {"GFLOPS": gflop})
+    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, amounts)
             for i, (real, cpu) in enumerate(runs)]
 
 
@@ -243,9 +262,13 @@ def main():
     families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
     selected = [(peer, family, encoding, key, regime) for family, encoding, key, regime in families for peer in peers
                 if pattern.search(f"{peer.name}/{family}")]
-    sdpa_selected = {variant: [(f"{variant}/{sdpa_name(seq, dim, causal)}/real_time", seq, dim, causal)
-                               for seq, dim, causal in SDPA_SHAPES
-                               if pattern.search(f"{variant}/{sdpa_name(seq, dim, causal)}/real_time")]
+    # Per variant, (name, measure(peer, name, family_index)) of each selected SDPA benchmark.
+    sdpa_selected = {variant: [(name, lambda peer, name, index, shape=shape: measure_sdpa(peer, name, index, *shape, args))
+                               for shape in SDPA_SHAPES
+                               for name in [f"{variant}/{sdpa_name(*shape)}/real_time"] if pattern.search(name)] +
+                              [(name, lambda peer, name, index, shape=shape: measure_decode(peer, name, index, *shape, args))
+                               for shape in DECODE_SHAPES
+                               for name in [f"{variant}/{decode_name(*shape)}/real_time"] if pattern.search(name)]
                      for variant in SDPA_VARIANTS}
     sdpa_selected = {variant: shapes for variant, shapes in sdpa_selected.items() if shapes}
     if not selected and not sdpa_selected:
@@ -298,9 +321,8 @@ def main():
             continue
         sdpa_checks[sdpa_peer.name] = sdpa_peer.describe_check()
         print(f"check: {sdpa_checks[sdpa_peer.name]}", file=sys.stderr)
-        for name, seq, dim, causal in sdpa_selected[sdpa_peer.name]:
-            collect(name, lambda: measure_sdpa(sdpa_peer, name, family_index, seq, dim, causal, args),
-                    rows, notes, args.repetitions)
+        for name, measurement in sdpa_selected[sdpa_peer.name]:
+            collect(name, lambda: measurement(sdpa_peer, name, family_index), rows, notes, args.repetitions)
             family_index += 1
 
     measured_peers = peers + sdpa_peers

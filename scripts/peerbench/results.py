@@ -8,8 +8,9 @@ import statistics
 import subprocess
 from .locations import REPO_ROOT
 
-# The rates a row may have: bytes and tokens per second for the tokenizers, GFLOP/s for SDPA.
-RATE_FIELDS = ["bytes_per_second", "items_per_second", "GFLOPS"]
+# The rates a row may have: bytes and tokens per second for the tokenizers, GFLOP/s for SDPA, and
+# for decoding also the GB/s of K and V read.
+RATE_FIELDS = ["bytes_per_second", "items_per_second", "GFLOPS", "GBps"]
 
 
 def iteration_record(name, family_index, repetitions, index, iterations, real, cpu, amounts):

@@ -1,4 +1,5 @@
-"""PyTorch's SDPA on the shapes of our sdpa family, checked against a float64 reference."""
+"""PyTorch's SDPA on the shapes of our sdpa and sdpa_decode families, checked against a float64
+reference."""
 
 import math
 
@@ -10,6 +11,33 @@ SDPA_SEQ_LENGTHS = [128, 512, 1024, 4096]
 SDPA_HEAD_DIMS = [64, 128]
 # (seq, dim, causal): seq_q = seq_k = seq, head and value dimension dim; causal is top-left.
 SDPA_SHAPES = [(seq, dim, causal) for seq in SDPA_SEQ_LENGTHS for dim in SDPA_HEAD_DIMS for causal in (False, True)]
+
+
+# The decode shapes of benches/sdpa_bench_inputs.hpp: (batch, seq_q, seq_k), DECODE_HEADS query
+# heads over DECODE_KV_HEADS key/value heads, head and value dimension DECODE_DIM, bottom-right
+# causal alignment (query i sees keys 0..i + seq_k - seq_q, the KV-cache convention).
+DECODE_BATCHES = [1, 8]
+DECODE_QUERIES = [1, 4]
+DECODE_KEYS = [1024, 4096, 16384, 65536]
+DECODE_HEADS, DECODE_KV_HEADS, DECODE_DIM = 32, 8, 128
+DECODE_SHAPES = [(batch, seq_q, seq_k) for batch in DECODE_BATCHES for seq_q in DECODE_QUERIES for seq_k in DECODE_KEYS]
+
+
+def decode_name(batch, seq_q, seq_k):
+    return (f"sdpa_decode/batch:{batch}/heads:{DECODE_HEADS}/kv_heads:{DECODE_KV_HEADS}/seq_q:{seq_q}"
+            f"/seq_k:{seq_k}/dim:{DECODE_DIM}")
+
+
+def decode_flops(batch, seq_q, seq_k):
+    """The flops of exactly the keys each query sees (seq_k - seq_q + 1 + i for query i), two per
+    multiply-add of Q Kᵀ and P V, as benches/sdpa_bench_inputs.hpp's set_decode_counters."""
+    visible = sum(seq_k - seq_q + 1 + i for i in range(seq_q))
+    return 2 * batch * DECODE_HEADS * 2 * DECODE_DIM * visible
+
+
+def decode_bytes(batch, seq_k):
+    """The bytes of K and V in float32: what a call must read at least once."""
+    return batch * DECODE_KV_HEADS * seq_k * 2 * DECODE_DIM * 4
 
 
 def sdpa_name(seq, dim, causal):
@@ -24,17 +52,20 @@ def sdpa_flops(batch, heads, seq_q, seq_k, dim, value_dim, causal):
     return flops / 2 if causal else flops
 
 
-def reference_sdpa(q, k, v, causal):
+def reference_sdpa(q, k, v, causal, bottom_right=False):
     """O = softmax(Q Kᵀ / sqrt(dim)) V in float64, from nested lists [batch][head][row][column];
-    causal is top-left: query i sees keys 0..i."""
+    query head h reads key/value head h // (heads / kv_heads). causal is top-left (query i sees
+    keys 0..i), or with bottom_right, bottom-right (keys 0..i + seq_k - seq_q)."""
     out = []
     for qb, kb, vb in zip(q, k, v):
         out_b = []
-        for qh, kh, vh in zip(qb, kb, vb):
+        for h, qh in enumerate(qb):
+            kh, vh = kb[h * len(kb) // len(qb)], vb[h * len(vb) // len(qb)]
             scale = 1 / math.sqrt(len(qh[0]))
+            shift = len(kh) - len(qh) if bottom_right else 0
             out_h = []
             for i, query in enumerate(qh):
-                visible = range(min(i + 1, len(kh))) if causal else range(len(kh))
+                visible = range(max(0, min(i + 1 + shift, len(kh)))) if causal else range(len(kh))
                 scores = [scale * sum(x * y for x, y in zip(query, kh[j])) for j in visible]
                 top = max(scores)
                 weights = [math.exp(score - top) for score in scores]
@@ -64,6 +95,8 @@ def import_torch():
 class TorchSdpaPeer:
     # The shape of the check: seq_q < seq_k, where top-left and bottom-right causal masks differ.
     CHECK_SHAPE = (1, 2, 3, 5, 4)  # batch, heads, seq_q, seq_k, dim
+    # The shape of the check of decoding: grouped heads, bottom-right.
+    CHECK_DECODE_SHAPE = (1, 4, 2, 3, 5, 4)  # batch, heads, kv_heads, seq_q, seq_k, dim
     # As our implementations against `reference` (attention/implementation_registry.hpp).
     ATOL, RTOL = 1e-5, 5e-6
 
@@ -82,10 +115,21 @@ class TorchSdpaPeer:
             self.gpu = torch.cuda.get_device_name()
 
     def attention(self, causal):
+        return self._call(is_causal=causal)
+
+    def decode_attention(self, seq_q, seq_k):
+        """SDPA with grouped heads and a bottom-right causal mask (none for one query, which sees
+        every key): torch's is_causal is top-left."""
+        if seq_q == 1:
+            return self._call(enable_gqa=True)
+        visible = self.torch.ones(seq_q, seq_k, dtype=self.torch.bool).tril(seq_k - seq_q).to(self.device)
+        return self._call(enable_gqa=True, attn_mask=visible)
+
+    def _call(self, **options):
         torch = self.torch
         sdpa = torch.nn.functional.scaled_dot_product_attention
         if self.device == "cpu":
-            return lambda qkv: sdpa(*qkv, is_causal=causal)
+            return lambda qkv: sdpa(*qkv, **options)
         from contextlib import nullcontext
 
         from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -93,32 +137,39 @@ class TorchSdpaPeer:
         # Each call waits for the GPU, so that the wall clock times the kernels.
         def run(qkv):
             with sdpa_kernel([SDPBackend.MATH]) if self.backend == "math" else nullcontext():
-                out = sdpa(*qkv, is_causal=causal)
+                out = sdpa(*qkv, **options)
             torch.cuda.synchronize()
             return out
         return run
 
-    def inputs(self, batch, heads, seq_q, seq_k, dim, seed=1):
+    def inputs(self, batch, heads, seq_q, seq_k, dim, seed=1, kv_heads=None):
         gen = self.torch.Generator().manual_seed(seed)
-        return tuple(self.torch.randn(batch, heads, seq, dim, generator=gen, dtype=self.torch.float32).to(self.device)
-                     for seq in (seq_q, seq_k, seq_k))
+        return tuple(self.torch.randn(batch, count, seq, dim, generator=gen, dtype=self.torch.float32).to(self.device)
+                     for count, seq in ((heads, seq_q), (kv_heads or heads, seq_k), (kv_heads or heads, seq_k)))
 
     def check(self):
         """None if torch's output equals the float64 reference within ATOL + RTOL * |reference| on
         CHECK_SHAPE, without and with is_causal; else why not."""
         qkv = self.inputs(*self.CHECK_SHAPE)
-        lists = [t.cpu().tolist() for t in qkv]
-        for causal in (False, True):
+        batch, heads, kv_heads, seq_q, seq_k, dim = self.CHECK_DECODE_SHAPE
+        decode_qkv = self.inputs(batch, heads, seq_q, seq_k, dim, kv_heads=kv_heads)
+        cases = [(f"is_causal={causal}", self.attention(causal), qkv, {"causal": causal}) for causal in (False, True)]
+        cases.append(("grouped heads, bottom-right mask", self.decode_attention(seq_q, seq_k), decode_qkv,
+                      {"causal": True, "bottom_right": True}))
+        for label, attention, inputs, alignment in cases:
             with self.torch.inference_mode():
-                got = self.attention(causal)(qkv).flatten().cpu().tolist()
-            want = [x for b in reference_sdpa(*lists, causal) for h in b for row in h for x in row]
+                got = attention(inputs).flatten().cpu().tolist()
+            lists = [t.cpu().tolist() for t in inputs]
+            want = [x for b in reference_sdpa(*lists, **alignment) for h in b for row in h for x in row]
             worst = max(abs(g - w) - self.RTOL * abs(w) for g, w in zip(got, want))
             if worst > self.ATOL:
-                return f"is_causal={causal}: off by {worst:.3g} beyond {self.RTOL} x |reference|"
+                return f"{label}: off by {worst:.3g} beyond {self.RTOL} x |reference|"
         return None
 
     def describe_check(self):
         batch, heads, seq_q, seq_k, dim = self.CHECK_SHAPE
+        _, decode_heads, kv_heads, decode_q, decode_k, _ = self.CHECK_DECODE_SHAPE
         return (f"{self.name}'s SDPA equals a float64 reference within {self.ATOL} + {self.RTOL} x |value| on "
                 f"batch {batch}, heads {heads}, seq_q {seq_q}, seq_k {seq_k}, dim {dim}, without and with "
-                f"is_causal (top-left)")
+                f"is_causal (top-left), and with {decode_heads} heads over {kv_heads} (enable_gqa), seq_q "
+                f"{decode_q}, seq_k {decode_k} and a bottom-right mask, as the decode shapes run")

@@ -7,7 +7,10 @@ from benchcompare.tables import Table, render_text_table
 
 
 def speed(row):
-    """(value, unit) of the rate the tables show: GFLOP/s for SDPA, else MB/s."""
+    """(value, unit) of the rate the tables show: GB/s of K and V for decoding, GFLOP/s for other
+    SDPA, else MB/s."""
+    if "GBps" in row:
+        return row["GBps"], "GBps"
     if "GFLOPS" in row:
         return row["GFLOPS"], "GFLOPS"
     return row["bytes_per_second"] / 1e6, "MB/s"
@@ -16,6 +19,7 @@ def speed(row):
 UNIT_TITLES = {
     "MB/s": "MB/s (10^6 bytes/s; medians where repeated)",
     "GFLOPS": "GFLOP/s (FlashAttention's count, see benches/sdpa_bench_inputs.hpp; medians where repeated)",
+    "GBps": "GB/s of K and V read (decoding, see benches/sdpa_bench_inputs.hpp; medians where repeated)",
 }
 
 
@@ -47,21 +51,23 @@ def print_table(rows):
             print(f"{name:<46} {row['real_time']:>11.0f} ns {row['cpu_time']:>11.0f} ns "
                   f"{row['bytes_per_second'] / 1e6:>9.1f} {row['items_per_second'] / 1e6:>8.2f}")
     if sdpa_rows:
-        print(f"{'benchmark':<76} {'time':>11} {'GFLOPS':>8}")
+        print(f"{'benchmark':<86} {'time':>11} {'GFLOPS':>8} {'GB/s':>7}")
         for name, row in sdpa_rows.items():
-            print(f"{name:<76} {row['real_time'] / 1e6:>8.1f} ms {row['GFLOPS']:>8.1f}")
+            gbps = f"{row['GBps']:>7.2f}" if "GBps" in row else f"{'':>7}"
+            print(f"{name:<86} {row['real_time'] / 1e6:>8.1f} ms {row['GFLOPS']:>8.1f} {gbps}")
 
 
 def split_name(run_name, peer_names):
     """(family, column) of an our or a peer's run name; /real_time is dropped from both. Ours are
-    FAMILY/ENCODER, or sdpa/IMPLEMENTATION/SHAPE whose family is sdpa/SHAPE, as the peers'."""
+    FAMILY/ENCODER, or sdpa/IMPLEMENTATION/SHAPE (sdpa_decode/...) whose family is sdpa/SHAPE
+    (sdpa_decode/SHAPE), as the peers'."""
     base = run_name.removesuffix("/real_time")
     head, _, rest = base.partition("/")
     if head in peer_names:
         return rest, head
-    if head == "sdpa":
+    if head in ("sdpa", "sdpa_decode"):
         implementation, _, shape = rest.partition("/")
-        return f"sdpa/{shape}", implementation
+        return f"{head}/{shape}", implementation
     family, _, encoder = base.rpartition("/")
     return family, encoder
 

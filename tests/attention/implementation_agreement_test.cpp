@@ -33,6 +33,7 @@ TEST(ImplementationRegistry, ListsReferenceFirstThenFlashThenDecode) {
   EXPECT_EQ(all[2].name, "decode");
   EXPECT_EQ(find_cpu_implementation("flash"), &all[1]);
   EXPECT_EQ(find_cpu_implementation("decode"), &all[2]);
+  EXPECT_EQ(&default_cpu_implementation(), &all[1]);
   EXPECT_EQ(find_cpu_implementation("flash2"), nullptr);
 }
 

@@ -8,7 +8,9 @@ import unittest
 from unittest import mock
 
 import repository  # noqa: F401  (makes peerbench importable)
-from peerbench.sdpa import SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, reference_sdpa, sdpa_flops, sdpa_name
+from peerbench.sdpa import (DECODE_SHAPES, SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops,
+                            decode_name, reference_sdpa, sdpa_flops, sdpa_name)
+from peerbench.tables import speed, split_name
 
 
 def fake_torch(cuda):
@@ -40,6 +42,36 @@ class SdpaTest(unittest.TestCase):
         full = reference_sdpa(q, k, v, causal=False)[0][0][0][0]
         weights = [math.exp(1 - 2), 1.0, math.exp(0 - 2)]
         self.assertAlmostEqual(full, (10 * weights[0] + 20 * weights[1] + 30 * weights[2]) / sum(weights))
+
+    def test_decode_names_flops_and_bytes_are_those_of_the_sdpa_decode_family(self):
+        self.assertEqual(decode_name(8, 4, 65536),
+                         "sdpa_decode/batch:8/heads:32/kv_heads:8/seq_q:4/seq_k:65536/dim:128")
+        self.assertEqual(len(DECODE_SHAPES), 16)
+        # One query sees every key: 32 heads x 4,096 keys x 256 multiply-adds x 2.
+        self.assertEqual(decode_flops(1, 1, 4096), 32 * 4096 * 256 * 2)
+        # Four queries see 4,093 to 4,096 keys (bottom-right).
+        self.assertEqual(decode_flops(1, 4, 4096), 32 * (4093 + 4094 + 4095 + 4096) * 256 * 2)
+        self.assertEqual(decode_bytes(1, 4096), 8 * 4096 * 256 * 4)
+        self.assertEqual(split_name("sdpa_decode/decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128/real_time",
+                                    ["torch"]),
+                         ("sdpa_decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128", "decode"))
+        self.assertEqual(split_name("torch/sdpa_decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128/real_time",
+                                    ["torch"]),
+                         ("sdpa_decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128", "torch"))
+        self.assertEqual(speed({"GFLOPS": 2.0, "GBps": 1.0}), (1.0, "GBps"))
+
+    def test_the_reference_groups_heads_and_aligns_bottom_right(self):
+        # Two query heads over one key/value head; two queries against three keys.
+        q = [[[[1.0], [0.0]], [[0.0], [0.0]]]]
+        k = [[[[1.0], [2.0], [0.0]]]]
+        v = [[[[10.0], [20.0], [30.0]]]]
+        out = reference_sdpa(q, k, v, causal=True, bottom_right=True)
+        # Query 0 sees keys 0 and 1 (scores 1 and 2), query 1 all three (scores 0).
+        self.assertAlmostEqual(out[0][0][0][0], (10 * math.exp(1 - 2) + 20) / (math.exp(1 - 2) + 1))
+        self.assertAlmostEqual(out[0][0][1][0], 20.0)
+        # The second head reads the same key/value head: zero queries weigh visible keys alike.
+        self.assertAlmostEqual(out[0][1][0][0], 15.0)
+        self.assertAlmostEqual(out[0][1][1][0], 20.0)
 
     def test_variants_run_where_they_say_and_the_gpu_ones_turn_tf32_off(self):
         self.assertEqual(SDPA_VARIANTS["torch"], ("cpu", "default"))

@@ -29,6 +29,9 @@ struct Implementation {
 std::span<const Implementation> cpu_implementations();
 // nullptr if none has this name.
 const Implementation* find_cpu_implementation(std::string_view name);
+// The one to use when the caller does not choose: flash, fast on every shape (decode is faster
+// only where a few queries of each key/value head meet many keys).
+const Implementation& default_cpu_implementation();
 
 // Scores materialised, softmax and accumulation in double: the oracle.
 void sdpa_reference(const AttentionProblem& problem);
