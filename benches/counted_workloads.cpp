@@ -81,28 +81,39 @@ constexpr attention::AttentionShape kCountedSdpaShapes[] = {
     {.batch = 2, .heads = 4, .kv_heads = 2, .seq_q = 100, .seq_k = 100, .head_dim = 128, .value_dim = 128},
 };
 
+// A workload that runs `implementation` on `shape` once an iteration.
+CountedWorkload sdpa_workload(std::string name, const attention::Implementation& implementation,
+                              attention::AttentionShape shape, attention::CausalAlignment causal) {
+  return {std::move(name), 1, [&implementation, shape, causal] {
+            SdpaBuffers& buffers = sdpa_buffers_for(shape);
+            const attention::AttentionProblem problem{.shape = shape,
+                                                      .q = buffers.q,
+                                                      .k = buffers.k,
+                                                      .v = buffers.v,
+                                                      .mask = {},
+                                                      .causal = causal,
+                                                      .scale = std::nullopt,
+                                                      .out = buffers.out};
+            return std::function<void()>([&implementation, problem] {
+              implementation.run(problem);
+              benchmark::DoNotOptimize(problem.out.data());
+            });
+          }};
+}
+
 void add_sdpa_workloads(std::vector<CountedWorkload>& out) {
   for (const attention::Implementation& implementation : attention::cpu_implementations()) {
     if (!implementation.is_supported()) continue;
-    for (const attention::AttentionShape& shape : kCountedSdpaShapes) {
-      for (const bool causal : {false, true}) {
-        out.push_back({sdpa_benchmark_name(implementation.name, shape, causal), 1, [&implementation, shape, causal] {
-                         SdpaBuffers& buffers = sdpa_buffers_for(shape);
-                         const attention::AttentionProblem problem{
-                             .shape = shape,
-                             .q = buffers.q,
-                             .k = buffers.k,
-                             .v = buffers.v,
-                             .mask = {},
-                             .causal = causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none,
-                             .scale = std::nullopt,
-                             .out = buffers.out};
-                         return std::function<void()>([&implementation, problem] {
-                           implementation.run(problem);
-                           benchmark::DoNotOptimize(problem.out.data());
-                         });
-                       }});
-      }
+    for (const attention::AttentionShape& shape : kCountedSdpaShapes)
+      for (const bool causal : {false, true})
+        out.push_back(sdpa_workload(sdpa_benchmark_name(implementation.name, shape, causal), implementation, shape,
+                                    causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none));
+    // One and four queries against 4,096 keys, as the decode benchmarks (not the reference's work).
+    if (implementation.name == "reference") continue;
+    for (const std::size_t seq_q : kDecodeQueries) {
+      const attention::AttentionShape shape = decode_shape(1, seq_q, 4096);
+      out.push_back(sdpa_workload(sdpa_decode_benchmark_name(implementation.name, shape), implementation, shape,
+                                  attention::CausalAlignment::bottom_right));
     }
   }
 }
