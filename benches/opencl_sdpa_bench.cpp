@@ -8,7 +8,7 @@
 // sdpa/<opencl kernel>_end_to_end/...: one shape (S = 1024, D = 64, causal 0) through
 // attention::Implementation::run, timed by the wall clock: device buffers, uploads, kernels and the
 // download of the output included.
-// GFLOPS counts sdpa_flops_per_call, as the CPU family; peak_fraction is GFLOPS over the device's
+// GFLOPS counts attention::flash_attention_flops, as the CPU family; peak_fraction is GFLOPS over the device's
 // own FMA peak (opencl_calibration.hpp). The context names the device (opencl_device); without one
 // nothing is registered.
 #include <benchmark/benchmark.h>

@@ -3,7 +3,7 @@
 // sdpa_bench_inputs.hpp: S in {128, 512, 1024, 4096} (`reference` up to 1024), D in {64, 128},
 // causal 0 (no mask) or 1 (top-left, PyTorch's is_causal), default scale. The implementations
 // run on TBB's threads, so they are timed by the wall clock (Google Benchmark appends /real_time).
-// GFLOPS counts FlashAttention's flops (sdpa_flops_per_call); peak_fraction is GFLOPS over the
+// GFLOPS counts FlashAttention's flops (attention::flash_attention_flops); peak_fraction is GFLOPS over the
 // machine's FMA peak (fma_peak.hpp).
 #include <benchmark/benchmark.h>
 

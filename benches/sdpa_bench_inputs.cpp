@@ -1,5 +1,7 @@
 #include "sdpa_bench_inputs.hpp"
 
+#include "attention/flop_count.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -48,15 +50,10 @@ std::string sdpa_benchmark_name(std::string_view implementation, const attention
          "/causal:" + (causal ? "1" : "0");
 }
 
-double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal) {
-  const double full = 2.0 * static_cast<double>(shape.batch * shape.heads * shape.seq_q * shape.seq_k *
-                                                (shape.head_dim + shape.value_dim));
-  return causal == attention::CausalAlignment::none ? full : full / 2;
-}
 
 void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
                      attention::CausalAlignment causal, double peak_gflops) {
-  const double gflop = sdpa_flops_per_call(shape, causal) * 1e-9;
+  const double gflop = attention::flash_attention_flops(shape, causal) * 1e-9;
   state.counters["GFLOPS"] = benchmark::Counter(gflop, benchmark::Counter::kIsIterationInvariantRate);
   // A rate as well, so that Google Benchmark divides it by the same time.
   state.counters["peak_fraction"] =
@@ -82,11 +79,7 @@ std::string sdpa_decode_benchmark_name(std::string_view implementation, const at
 
 void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,
                          double memory_gbps) {
-  // Under bottom-right alignment query i (of seq_q <= seq_k) sees seq_k - seq_q + 1 + i keys.
-  double visible = 0;
-  for (std::size_t i = 0; i < shape.seq_q; ++i) visible += static_cast<double>(shape.seq_k - shape.seq_q + 1 + i);
-  const double gflop =
-      2.0 * static_cast<double>(shape.batch * shape.heads * (shape.head_dim + shape.value_dim)) * visible * 1e-9;
+  const double gflop = attention::visible_key_flops(shape, attention::CausalAlignment::bottom_right) * 1e-9;
   const double gigabytes =
       static_cast<double>(shape.batch * shape.kv_heads * shape.seq_k * (shape.head_dim + shape.value_dim)) *
       sizeof(float) * 1e-9;

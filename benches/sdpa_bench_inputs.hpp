@@ -28,11 +28,7 @@ attention::AttentionShape sdpa_shape(std::size_t seq, std::size_t dim);
 // head dimension, which the named shapes share with the value dimension.
 std::string sdpa_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape, bool causal);
 
-// FlashAttention's count: 2·batch·heads·seq_q·seq_k·(head_dim + value_dim) per call (Q Kᵀ and
-// P V, two flops per multiply-add; the softmax is not counted), halved for any causal mask.
-double sdpa_flops_per_call(const attention::AttentionShape& shape, attention::CausalAlignment causal);
-
-// Sets the GFLOPS counter (sdpa_flops_per_call per iteration, per second of the benchmark's time)
+// Sets the GFLOPS counter (attention::flash_attention_flops per iteration, per second of the benchmark's time)
 // and peak_fraction: GFLOPS over `peak_gflops`, the FMA peak of whatever ran the calls.
 void set_sdpa_gflops(benchmark::State& state, const attention::AttentionShape& shape,
                      attention::CausalAlignment causal, double peak_gflops);
@@ -52,7 +48,8 @@ attention::AttentionShape decode_shape(std::size_t batch, std::size_t seq_q, std
 std::string sdpa_decode_benchmark_name(std::string_view implementation, const attention::AttentionShape& shape);
 
 // Sets the counters of a decode benchmark: GFLOPS and peak_fraction as set_sdpa_gflops, but with
-// the flops of exactly the keys each query sees under bottom-right alignment; GBps, the bytes of
+// the flops of exactly the keys each query sees under bottom-right alignment
+// (attention::visible_key_flops); GBps, the bytes of
 // K and V (each read once per call at least) per second; and bandwidth_fraction, GBps over
 // `memory_gbps`, the machine's (or device's) measured bandwidth.
 void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,

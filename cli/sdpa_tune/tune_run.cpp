@@ -10,12 +10,13 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "attention/flop_count.hpp"
 #include "attention/implementation_registry.hpp"
+#include "attention/uniform_values.hpp"
 #include "gpu/device_attention_problem.hpp"
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_runtime.hpp"
@@ -27,17 +28,11 @@ namespace sdpa_tune {
 namespace {
 
 using attention::AttentionShape;
+using attention::uniform_values;
 using attention::CausalAlignment;
 
 // As the OpenCL agreement tests: |ours - reference| <= 1e-4 + 1e-4 |reference|.
 constexpr float kTolerance = 1e-4f;
-
-std::vector<float> uniform_values(std::size_t count, std::uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::vector<float> values(count);
-  for (float& value : values) value = static_cast<float>(generator() >> 8) * 0x1p-23f - 1.0f;
-  return values;
-}
 
 // A problem's host tensors; out receives what a kernel computes.
 struct HostProblem {
@@ -108,7 +103,7 @@ Best tune_dimension(gpu::OpenClRuntime& runtime, std::size_t dim, const TuneOpti
   Check check(runtime, dim);
   HostProblem timed(AttentionShape{4, 8, 8, options.seq, options.seq, dim, dim}, CausalAlignment::none, false);
   const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, timed.view());
-  const double flops = 2.0 * 4 * 8 * double(options.seq) * double(options.seq) * 2.0 * double(dim);
+  const double flops = attention::flash_attention_flops(timed.shape, CausalAlignment::none);
 
   Best best;
   std::size_t index = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/implementation_registry.hpp"
+#include "attention/uniform_values.hpp"
 #include "gpu/opencl_implementations.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "non_finite_semantics.hpp"
@@ -20,6 +21,7 @@
 namespace {
 
 using attention::AttentionShape;
+using attention::uniform_values;
 using attention::CausalAlignment;
 
 constexpr float kAbsoluteTolerance = 1e-4f;
@@ -104,14 +106,6 @@ std::vector<AgreementCase> agreement_cases() {
     cases.push_back({make_shape(1, 2, 127, 300, head_dim, value_dim), CausalAlignment::top_left, MaskKind::random});
   }
   return cases;
-}
-
-// Uniform in [-1, 1), the same on every platform (unlike std::uniform_real_distribution).
-std::vector<float> uniform_values(std::size_t count, std::uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::vector<float> values(count);
-  for (float& value : values) value = static_cast<float>(generator() >> 8) * 0x1p-23f - 1.0f;
-  return values;
 }
 
 std::vector<float> make_mask(const AgreementCase& test_case) {

@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "attention/implementation_registry.hpp"
+#include "attention/uniform_values.hpp"
 #include "gpu/device_attention_problem.hpp"
 #include "gpu/device_calibration.hpp"
 #include "gpu/opencl_launch.hpp"
@@ -25,6 +25,7 @@
 namespace {
 
 using attention::AttentionShape;
+using attention::uniform_values;
 using attention::CausalAlignment;
 using gpu::TiledSdpaParameters;
 
@@ -137,13 +138,6 @@ TEST(TuningFile, ShippedFilesParse) {
     EXPECT_FALSE(gpu::parse_tuning(text, entry.path().string()).empty()) << entry.path();
   }
   EXPECT_GT(files, 0u);
-}
-
-std::vector<float> uniform_values(std::size_t count, std::uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::vector<float> values(count);
-  for (float& value : values) value = static_cast<float>(generator() >> 8) * 0x1p-23f - 1.0f;
-  return values;
 }
 
 // A problem where every feature counts: grouped queries, fewer queries than keys under a
