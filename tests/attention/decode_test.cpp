@@ -1,8 +1,9 @@
-// Flash-Decoding (sdpa_decode) with the kernels of every instruction set this CPU runs: the
-// agreement grid of sdpa_case.cpp, the non-finite rules, and the shapes it is made for (a few
-// queries of many grouped heads against long key ranges), under arenas of 1, 3 and 16 threads,
-// which cut the keys into different numbers of splits: boundaries on and off the kernels' key
-// blocks, one key, a split past the last visible key, rows masked in some splits or all.
+// Flash-Decoding (sdpa_decode) with the kernels of every instruction set this CPU runs (the
+// registry's tests hold the chosen one to the whole agreement grid): the non-finite rules, and
+// the shapes it is made for (a few queries of many grouped heads against long key ranges, odd
+// dimensions and masks among them), under arenas of 1 and 16 threads, which cut the keys into
+// different numbers of splits: boundaries on and off the kernels' key blocks, one key, a split
+// past the last visible key, rows masked in some splits or all.
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -26,23 +27,6 @@ std::vector<const simd::FlashIsa*> all_isas() {
   for (const simd::FlashIsa& entry : simd::all_flash_isas()) out.push_back(&entry);
   return out;
 }
-
-class DecodeIsaAgreement : public ::testing::TestWithParam<std::tuple<const simd::FlashIsa*, SdpaCase>> {};
-
-TEST_P(DecodeIsaAgreement, MatchesReference) {
-  const auto& [entry, c] = GetParam();
-  if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
-  g_kernels = entry->kernels;
-  EXPECT_TRUE(agrees_with_reference(c, run_with_current_kernels));
-}
-
-std::string isa_case_name(const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase>>& info) {
-  return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label;
-}
-
-INSTANTIATE_TEST_SUITE_P(Grid, DecodeIsaAgreement,
-                         ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(agreement_cases())),
-                         isa_case_name);
 
 class DecodeIsaNonFinite : public ::testing::TestWithParam<const simd::FlashIsa*> {};
 
@@ -94,14 +78,15 @@ TEST_P(DecodeShapes, MatchReferenceWhateverTheSplits) {
   if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
   g_kernels = entry->kernels;
   tbb::task_arena arena(threads);
+  const SdpaCase& problem = c;  // Clang 15 lambdas cannot capture structured bindings.
   ::testing::AssertionResult result = ::testing::AssertionFailure();
-  arena.execute([&] { result = agrees_with_reference(c, run_with_current_kernels); });
+  arena.execute([&] { result = agrees_with_reference(problem, run_with_current_kernels); });
   EXPECT_TRUE(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Decode, DecodeShapes,
-    ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(decode_cases()), ::testing::Values(1, 3, 16)),
+    ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(decode_cases()), ::testing::Values(1, 16)),
     [](const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase, int>>& info) {
       return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label + "_threads" +
              std::to_string(std::get<2>(info.param));
