@@ -3,7 +3,6 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -85,15 +84,7 @@ constexpr attention::AttentionShape kCountedSdpaShapes[] = {
 CountedWorkload sdpa_workload(std::string name, const attention::Implementation& implementation,
                               attention::AttentionShape shape, attention::CausalAlignment causal) {
   return {std::move(name), 1, [&implementation, shape, causal] {
-            SdpaBuffers& buffers = sdpa_buffers_for(shape);
-            const attention::AttentionProblem problem{.shape = shape,
-                                                      .q = buffers.q,
-                                                      .k = buffers.k,
-                                                      .v = buffers.v,
-                                                      .mask = {},
-                                                      .causal = causal,
-                                                      .scale = std::nullopt,
-                                                      .out = buffers.out};
+            const attention::AttentionProblem problem = sdpa_buffers_for(shape).problem(causal);
             return std::function<void()>([&implementation, problem] {
               implementation.run(problem);
               benchmark::DoNotOptimize(problem.out.data());

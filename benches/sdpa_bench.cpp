@@ -7,7 +7,6 @@
 // machine's FMA peak (fma_peak.hpp).
 #include <benchmark/benchmark.h>
 
-#include <optional>
 
 #include "attention/implementation_registry.hpp"
 #include "benches.hpp"
@@ -26,14 +25,7 @@ constexpr std::size_t kReferenceMaxSeq = 1024;
 void run_sdpa(benchmark::State& state, const attention::Implementation* implementation,
               attention::AttentionShape shape, attention::CausalAlignment causal) {
   SdpaBuffers& buffers = sdpa_buffers_for(shape);
-  const attention::AttentionProblem problem{.shape = shape,
-                                            .q = buffers.q,
-                                            .k = buffers.k,
-                                            .v = buffers.v,
-                                            .mask = {},
-                                            .causal = causal,
-                                            .scale = std::nullopt,
-                                            .out = buffers.out};
+  const attention::AttentionProblem problem = buffers.problem(causal);
   for (auto _ : state) {
     implementation->run(problem);
     benchmark::DoNotOptimize(buffers.out.data());

@@ -91,6 +91,11 @@ void set_decode_counters(benchmark::State& state, const attention::AttentionShap
   state.counters["bandwidth_fraction"] = rate(gigabytes / memory_gbps);
 }
 
+attention::AttentionProblem SdpaBuffers::problem(attention::CausalAlignment causal) {
+  return attention::AttentionProblem{
+      .shape = shape, .q = q, .k = k, .v = v, .mask = {}, .causal = causal, .scale = std::nullopt, .out = out};
+}
+
 SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape) {
   static std::optional<SdpaBuffers> buffers;
   if (!buffers || !same_shape(buffers->shape, shape)) {

@@ -61,6 +61,9 @@ void set_decode_counters(benchmark::State& state, const attention::AttentionShap
 struct SdpaBuffers {
   attention::AttentionShape shape;
   std::vector<float> q, k, v, out;
+
+  // The problem over these buffers: no mask, the default scale, output into `out`.
+  attention::AttentionProblem problem(attention::CausalAlignment causal);
 };
 
 // The buffers of `shape`. Google Benchmark calls a benchmark's function once per trial iteration

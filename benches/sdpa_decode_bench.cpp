@@ -7,7 +7,6 @@
 // bandwidth_fraction, against calibration/memory_bandwidth (memory_bandwidth.hpp).
 #include <benchmark/benchmark.h>
 
-#include <optional>
 
 #include "attention/implementation_registry.hpp"
 #include "benches.hpp"
@@ -23,14 +22,7 @@ namespace {
 void run_decode(benchmark::State& state, const attention::Implementation* implementation,
                 attention::AttentionShape shape) {
   SdpaBuffers& buffers = sdpa_buffers_for(shape);
-  const attention::AttentionProblem problem{.shape = shape,
-                                            .q = buffers.q,
-                                            .k = buffers.k,
-                                            .v = buffers.v,
-                                            .mask = {},
-                                            .causal = attention::CausalAlignment::bottom_right,
-                                            .scale = std::nullopt,
-                                            .out = buffers.out};
+  const attention::AttentionProblem problem = buffers.problem(attention::CausalAlignment::bottom_right);
   for (auto _ : state) {
     implementation->run(problem);
     benchmark::DoNotOptimize(buffers.out.data());

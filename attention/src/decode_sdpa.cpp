@@ -5,11 +5,11 @@
 #include <tbb/task_arena.h>
 
 #include <cmath>
-#include <numbers>
 
 #include "aligned_floats.hpp"
 #include "attention/implementation_registry.hpp"
 #include "attention/visible_keys.hpp"
+#include "flash_sdpa.hpp"
 #include "workspace_sizes.hpp"
 
 namespace attention {
@@ -82,16 +82,7 @@ void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem&
   const AlignedFloats workspace(workspace_floats(p));
   float* const partials = workspace.data() + p.threads * p.thread_floats;
 
-  const simd::FlashCall call{
-      .shape = s,
-      .q = problem.q.data(),
-      .k = problem.k.data(),
-      .v = problem.v.data(),
-      .mask = problem.mask.empty() ? nullptr : problem.mask.data(),
-      .out = problem.out.data(),
-      .window = key_window(s, problem.causal),
-      .query_factor = static_cast<float>(problem.effective_scale() * std::numbers::log2e),
-  };
+  const simd::FlashCall call = flash_call_of(problem);
   // Visible key counts grow with the query: no row sees a key past the last query's limit.
   const std::size_t keys_end = visible_keys(call.window, s.seq_q - 1);
 

@@ -23,6 +23,19 @@ std::size_t workspace_floats(const simd::FlashKernels& kernels, const AttentionS
 
 }  // namespace
 
+simd::FlashCall flash_call_of(const AttentionProblem& problem) {
+  return simd::FlashCall{
+      .shape = problem.shape,
+      .q = problem.q.data(),
+      .k = problem.k.data(),
+      .v = problem.v.data(),
+      .mask = problem.mask.empty() ? nullptr : problem.mask.data(),
+      .out = problem.out.data(),
+      .window = key_window(problem.shape, problem.causal),
+      .query_factor = static_cast<float>(problem.effective_scale() * std::numbers::log2e),
+  };
+}
+
 std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
   return workspace_floats(kernels, shape) * sizeof(float);
 }
@@ -38,16 +51,7 @@ void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& 
   const AlignedFloats workspace(workspace_floats(kernels, s));
   const std::size_t per_thread = kernels.thread_floats(s);
 
-  const simd::FlashCall call{
-      .shape = s,
-      .q = problem.q.data(),
-      .k = problem.k.data(),
-      .v = problem.v.data(),
-      .mask = problem.mask.empty() ? nullptr : problem.mask.data(),
-      .out = problem.out.data(),
-      .window = key_window(s, problem.causal),
-      .query_factor = static_cast<float>(problem.effective_scale() * std::numbers::log2e),
-  };
+  const simd::FlashCall call = flash_call_of(problem);
 
   const std::size_t tiles = (s.seq_q + kernels.query_tile_rows - 1) / kernels.query_tile_rows;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.heads * tiles),

@@ -10,6 +10,10 @@ namespace attention {
 // sdpa_flash and its workspace with the kernels of a given instruction set (which this CPU must
 // support): how the tests reach every ISA's kernels.
 void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& problem);
+
+// The call as the per-ISA kernels see it (flash's and decode's): plain pointers, the key window,
+// scale * log2(e). `problem` must be valid.
+simd::FlashCall flash_call_of(const AttentionProblem& problem);
 std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape);
 
 }  // namespace attention
