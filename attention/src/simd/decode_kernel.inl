@@ -10,11 +10,16 @@
 // The caller splits the keys so that there are tasks enough for every thread, and combines the
 // partial results of a row's splits exactly (decode_sdpa.cpp).
 //
-// Scores: a row's dot products with kWidth keys at once, one accumulator per key, reduced to one
-// vector of kWidth scores (haddp where the ISA has a horizontal add). P V: blocks of
-// kDecodePvRows rows x kDecodePvVectors vectors of columns, as flash's accumulate_block. Head and
-// value dimensions past their last whole vector are computed element by element (the decode
-// shapes have none).
+// Two ways through a block, by the task's rows:
+//  - fewer than flash's kBlockColumns (one query of a group of four heads): a row's dot products
+//    with kWidth keys at once, one accumulator per key, reduced to one vector of kWidth scores
+//    (haddp where the ISA has a horizontal add); P V in blocks of kDecodePvRows rows x
+//    kDecodePvVectors vectors of columns. Flash's register blocks would leave most of their
+//    columns empty here, and the task is bound by memory anyway;
+//  - more (four queries of four heads: 16 rows, 8 flops a byte of K and V, bound by arithmetic):
+//    flash's own register-blocked products (score_block, update_softmax, accumulate_block), the
+//    rows packed as flash packs a query tile (they are contiguous in Q, as a tile's are).
+// Head and value dimensions past their last whole vector are computed element by element.
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
@@ -28,27 +33,42 @@ constexpr std::size_t kDecodePrefetchKeys = 2 * kDecodeKeyBlock;
 static_assert(kDecodeKeyBlock % kWidth == 0);
 
 // Offsets of the regions of a thread's scratch.
+// Flash's blocks see a task's rows as whole groups of kBlockColumns (scores) and blocks of
+// kBlockRows (P V), padded with zero queries: within a flash query tile, a multiple of both.
+static_assert(kDecodeTaskRows <= kQueryTile);
+
 struct DecodeLayout {
-  std::size_t head_columns;  // head_dim rounded up to a multiple of kAlignFloats
-  std::size_t queries;       // kDecodeTaskRows x head_columns: the task's query rows times query_factor
-  std::size_t scores;        // kDecodeTaskRows x kDecodeKeyBlock: scores, then weights
-  std::size_t rescale;       // kDecodeTaskRows factors exp2(old max - new max) of the current block
-  std::size_t zero_key;      // head_dim zeros: the keys of a block past its end
+  std::size_t head_columns;   // head_dim rounded up to a multiple of kAlignFloats
+  std::size_t value_columns;  // value_dim rounded up to kWidth
+  std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, the rows times query_factor;
+                              // many: flash's packing of kQueryTile rows (pack_queries)
+  std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
+                              // kKeyTile x kQueryTile; the scores, then the weights
+  std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised
+  std::size_t row_max;        // many rows: kQueryTile running maxima, sums and rescale factors
+  std::size_t row_sum;
+  std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
+  std::size_t zero_key;       // head_dim zeros: the keys of a block past its end
   std::size_t thread_floats;
 };
 
 DecodeLayout decode_layout_of(const AttentionShape& s) {
   DecodeLayout l{};
   l.head_columns = round_up(s.head_dim, kAlignFloats);
+  l.value_columns = round_up(s.value_dim, kWidth);
   std::size_t at = 0;
   const auto region = [&at](std::size_t floats) {
     const std::size_t start = at;
     at += round_up(floats, kAlignFloats);
     return start;
   };
-  l.queries = region(kDecodeTaskRows * l.head_columns);
-  l.scores = region(kDecodeTaskRows * kDecodeKeyBlock);
-  l.rescale = region(kDecodeTaskRows);
+  const auto larger = [](std::size_t a, std::size_t b) { return a > b ? a : b; };
+  l.queries = region(larger(kDecodeTaskRows * l.head_columns, kQueryTile * s.head_dim));
+  l.scores = region(larger(kDecodeTaskRows * kDecodeKeyBlock, kKeyTile * kQueryTile));
+  l.outputs = region(kQueryTile * l.value_columns);
+  l.row_max = region(kQueryTile);
+  l.row_sum = region(kQueryTile);
+  l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
   l.thread_floats = at;
   return l;
@@ -195,7 +215,99 @@ void decode_accumulate_rows(const float* weights, std::size_t keys, const float*
     }
 }
 
-void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
+// The task with flash's register blocks (the task's rows at least kBlockColumns).
+void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scratch) {
+  const AttentionShape& s = call.shape;
+  const DecodeLayout l = decode_layout_of(s);
+  const std::size_t group_heads = s.heads / s.kv_heads;
+  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
+  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
+  float* const queries = scratch + l.queries;
+  float* const scores = scratch + l.scores;
+  float* const outputs = scratch + l.outputs;
+  float* const row_max = scratch + l.row_max;
+  float* const row_sum = scratch + l.row_sum;
+  float* const rescale = scratch + l.rescale;
+  float* const zero_key = scratch + l.zero_key;
+  const std::size_t groups = round_up(task.rows, kBlockColumns) / kBlockColumns;
+  const std::size_t blocks = round_up(task.rows, kBlockRows) / kBlockRows;
+
+  // The rows are contiguous in Q: those of the group's heads, each head's seq_q in turn.
+  pack_queries(call.q + (first_head * s.seq_q + task.first_row) * s.head_dim, task.rows, groups, s.head_dim,
+               call.query_factor, queries);
+  // P V of the last block may read weight columns past the last group, which no score fills.
+  for (std::size_t j = 0; j < kKeyTile; ++j)
+    for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
+  for (std::size_t r = 0; r < kQueryTile; ++r) {
+    row_max[r] = kMinusInfinity;
+    row_sum[r] = 0.0f;
+  }
+  for (std::size_t x = 0; x < blocks * kBlockRows * l.value_columns; ++x) outputs[x] = 0.0f;
+  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
+  const std::size_t whole_columns = s.value_dim / kWidth * kWidth;
+
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kKeyTile) {
+    const std::size_t keys = smaller(kKeyTile, task.key_end - key0);
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
+        // As the few-row path prefetches: kDecodePrefetchKeys ahead, a few rows at a time.
+        const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
+        if (g == 0 && ahead < task.key_end) {
+          const std::size_t rows_ahead = smaller(kBlockRows, task.key_end - ahead);
+          prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
+          prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
+        }
+        const float* block[kBlockRows];
+        for (std::size_t i = 0; i < kBlockRows; ++i)
+          block[i] = j0 + i < keys ? k + (key0 + j0 + i) * s.head_dim : zero_key;
+        score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
+                    scores + j0 * kQueryTile + g * kBlockColumns);
+      }
+    // Each row's causal limit and mask, down its column of scores: the rows' queries repeat from
+    // head to head, so limits do not grow with the row as in a flash tile.
+    for (std::size_t r = 0; r < task.rows; ++r) {
+      const std::size_t i = (task.first_row + r) % s.seq_q;
+      const std::size_t limit = visible_keys(call.window, i);
+      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+      if (call.mask != nullptr) {
+        const float* const mask = call.mask + i * s.seq_k + key0;
+        for (std::size_t j = 0; j < visible; ++j) scores[j * kQueryTile + r] += mask[j] * kLog2e;
+      }
+      for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
+    }
+    for (std::size_t r0 = 0; r0 < groups * kBlockColumns; r0 += kWidth)
+      update_softmax(scores + r0, keys, row_max + r0, row_sum + r0, rescale + r0);
+    const float* const values = v + key0 * s.value_dim;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t r0 = b * kBlockRows;
+      float* const block_outputs = outputs + r0 * l.value_columns;
+      const Finish none{};
+      std::size_t column = 0;
+      for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
+        accumulate_block<kBlockVectors>(scores + r0, keys, values + column, s.value_dim, block_outputs + column,
+                                        l.value_columns, rescale + r0, false, nullptr, none);
+      for (; column < whole_columns; column += kWidth)
+        accumulate_block<1>(scores + r0, keys, values + column, s.value_dim, block_outputs + column,
+                            l.value_columns, rescale + r0, false, nullptr, none);
+      for (; column < s.value_dim; ++column)
+        for (std::size_t r = r0; r < r0 + kBlockRows; ++r) {
+          float sum = outputs[r * l.value_columns + column] * rescale[r];
+          for (std::size_t j = 0; j < keys; ++j) sum += scores[j * kQueryTile + r] * values[j * s.value_dim + column];
+          outputs[r * l.value_columns + column] = sum;
+        }
+    }
+  }
+  for (std::size_t r = 0; r < task.rows; ++r) {
+    task.row_max[r] = row_max[r];
+    task.row_sum[r] = row_sum[r];
+    for (std::size_t c = 0; c < s.value_dim; ++c)
+      task.outputs[r * task.value_stride + c] = outputs[r * l.value_columns + c];
+  }
+}
+
+// The task with row-at-a-time dot products (fewer rows than kBlockColumns).
+void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
@@ -258,6 +370,13 @@ void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
       decode_accumulate_rows<1>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
                                 task.outputs + r * task.value_stride, task.value_stride, rescale + r);
   }
+}
+
+void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
+  if (task.rows >= kBlockColumns)
+    decode_many_rows(call, task, scratch);
+  else
+    decode_few_rows(call, task, scratch);
 }
 
 }  // namespace
