@@ -116,8 +116,10 @@ Layout layout_of(const AttentionShape& s) {
 std::size_t thread_floats(const AttentionShape& shape) { return layout_of(shape).thread_floats; }
 
 // scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
-// (head_dim rows of kBlockColumns).
-void score_block(const float* const (&keys)[kBlockRows], const float* queries, std::size_t head_dim,
+// (head_dim rows of kBlockColumns). Always inlined, as update_softmax and fold_keys: with the
+// decode task as a second caller GCC made them functions of their own, and flash ran 1-2% more
+// instructions.
+[[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries, std::size_t head_dim,
                  float* scores) {
   Floats acc[kBlockRows][kBlockVectors];
 #pragma GCC unroll 16
@@ -225,7 +227,7 @@ Floats exp2_nonpositive(Floats x) {
 // throughput of its steps, not at the latency of one chain of combines.
 constexpr std::size_t kChains = 4;
 template <class Step, class Combine>
-Floats fold_keys(std::size_t keys, Floats initial, Step step, Combine combine) {
+[[gnu::always_inline]] inline Floats fold_keys(std::size_t keys, Floats initial, Step step, Combine combine) {
   Floats partial[kChains];
   for (std::size_t c = 0; c < kChains; ++c) partial[c] = initial;
   std::size_t j = 0;
@@ -241,7 +243,8 @@ Floats fold_keys(std::size_t keys, Floats initial, Step step, Combine combine) {
 // receives exp2(old max - new max), by which their earlier output must shrink. A row whose keys
 // have all been masked so far keeps max -inf and uses 0 as its base, so its weights are
 // exp2(-inf) = 0. A NaN score (maxps may or may not carry it into the max) has weight NaN.
-void update_softmax(float* scores, std::size_t keys, float* row_max, float* row_sum, float* rescale) {
+[[gnu::always_inline]] inline void update_softmax(float* scores, std::size_t keys, float* row_max, float* row_sum,
+                                                  float* rescale) {
   const Floats old_max = Floats::load_aligned(row_max);
   const Floats new_max = fold_keys(
       keys, old_max, [&](std::size_t j) { return Floats::load_aligned(scores + j * kQueryTile); },
