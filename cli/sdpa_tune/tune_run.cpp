@@ -155,6 +155,9 @@ std::string today() {
 void run_tune(const TuneOptions& options) {
   gpu::OpenClRuntime& runtime = gpu::default_runtime();
   std::fprintf(stderr, "device: %s\n", runtime.device().describe().c_str());
+  const gpu::DeviceLimits& limits = runtime.limits();
+  std::fprintf(stderr, "limits: %zu bytes of local memory, %zu work-items a group\n", limits.local_memory_bytes,
+               limits.max_work_group_size);
   std::vector<gpu::TuningEntry> entries;
   std::string figures;
   for (const std::size_t dim : options.dims) {
