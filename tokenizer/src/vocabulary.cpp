@@ -113,13 +113,12 @@ Vocabulary Vocabulary::load(const std::filesystem::path& ranks_file) {
   return v;
 }
 
+Vocabulary::Vocabulary(std::string name, std::string pattern, RankTable ranks)
+    : name_(std::move(name)), pattern_(std::move(pattern)), ranks_(std::move(ranks)), id_end_(ranks_.rank_end()) {}
+
 Vocabulary Vocabulary::load(const std::filesystem::path& ranks_file, std::string name, std::string pattern,
                             std::vector<SpecialToken> specials) {
-  Vocabulary v;
-  v.name_ = std::move(name);
-  v.pattern_ = std::move(pattern);
-  v.ranks_ = parse_ranks(read_file(ranks_file), ranks_file.string());
-  v.id_end_ = v.ranks_.rank_end();
+  Vocabulary v(std::move(name), std::move(pattern), parse_ranks(read_file(ranks_file), ranks_file.string()));
   v.add_specials(std::move(specials), ranks_file.string());
   return v;
 }

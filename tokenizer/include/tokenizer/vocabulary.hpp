@@ -40,7 +40,9 @@ class Vocabulary {
   Rank id_end() const { return id_end_; }
 
  private:
-  Vocabulary() = default;
+  // Takes the parsed table: a RankTable of its own, default-constructed and then replaced, would
+  // allocate and fill its 257 KiB table of short keys for nothing.
+  Vocabulary(std::string name, std::string pattern, RankTable ranks);
   void add_specials(std::vector<SpecialToken> specials, const std::string& origin);
 
   std::string name_;
