@@ -7,6 +7,7 @@
 // times, the whole expansion capped at 256 KiB: more than twice the nesting that overflowed, and
 // small enough that a sanitized parse stays fast (docs/hostile-input.md). The seed corpus holds
 // deeply nested specs written that way.
+#include <algorithm>
 #include <string>
 
 #include "fuzz_support.hpp"
@@ -16,6 +17,21 @@ namespace {
 
 constexpr std::size_t kMaxExpansion = std::size_t{256} << 10;
 
+// Appends `count` copies of `unit` to `out`, as many as fit under the cap: by doubling what is
+// already written, a few appends rather than one a copy (one a copy, under the sanitizers'
+// instrumentation, was half of the target's time).
+void append_copies(std::string& out, std::string_view unit, std::size_t count) {
+  if (unit.empty()) return;
+  const std::size_t room = out.size() < kMaxExpansion ? kMaxExpansion - out.size() : 0;
+  const std::size_t bytes = std::min(count, room / unit.size()) * unit.size();
+  if (bytes == 0) return;
+  const std::size_t start = out.size();
+  out.reserve(start + bytes);
+  out += unit;
+  // The source lies within `out`; with the capacity reserved, appending moves nothing.
+  while (out.size() - start < bytes) out.append(out.data() + start, std::min(out.size() - start, bytes - (out.size() - start)));
+}
+
 std::string expand(std::string_view data) {
   std::string out;
   const auto byte = [&](std::size_t at) { return static_cast<std::size_t>(static_cast<std::uint8_t>(data[at])); };
@@ -23,7 +39,7 @@ std::string expand(std::string_view data) {
     if (data[i] == '\x01' && i + 4 < data.size() && i + 5 + byte(i + 4) <= data.size()) {
       const std::size_t count = byte(i + 1) + 256 * byte(i + 2) + 65536 * byte(i + 3);
       const std::string_view unit = data.substr(i + 5, byte(i + 4));
-      for (std::size_t n = 0; n < count && out.size() + unit.size() <= kMaxExpansion; ++n) out += unit;
+      append_copies(out, unit, count);
       i += 4 + unit.size();
     } else {
       out += data[i];
