@@ -29,7 +29,10 @@ void append_copies(std::string& out, std::string_view unit, std::size_t count) {
   out.reserve(start + bytes);
   out += unit;
   // The source lies within `out`; with the capacity reserved, appending moves nothing.
-  while (out.size() - start < bytes) out.append(out.data() + start, std::min(out.size() - start, bytes - (out.size() - start)));
+  while (out.size() - start < bytes) {
+    const std::size_t written = out.size() - start;
+    out.append(out.data() + start, std::min(written, bytes - written));
+  }
 }
 
 std::string expand(std::string_view data) {
