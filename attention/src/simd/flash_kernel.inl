@@ -119,8 +119,8 @@ std::size_t thread_floats(const AttentionShape& shape) { return layout_of(shape)
 // (head_dim rows of kBlockColumns). Always inlined, as update_softmax and fold_keys: with the
 // decode task as a second caller GCC made them functions of their own, and flash ran 1-2% more
 // instructions.
-[[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries, std::size_t head_dim,
-                 float* scores) {
+[[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries,
+                                               std::size_t head_dim, float* scores) {
   Floats acc[kBlockRows][kBlockVectors];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
