@@ -163,10 +163,47 @@ TEST(PieceCache, TakesPiecesUpTo32BytesInTwoTablesWithinItsBytes) {
   std::vector<Rank> out;
   for (const std::size_t size : {std::size_t{1}, std::size_t{16}, std::size_t{17}, std::size_t{32}, std::size_t{33}}) {
     const std::string piece(size, 'q');
-    cache.store(piece, &id, 1);
+    cache.store(piece, &id, 1, true);
     out.clear();
     EXPECT_EQ(cache.lookup(piece, out), size <= PieceCache::kMaxPiece) << size;
   }
+}
+
+// A short piece of more ids than the short table holds is stored, with `overflow`, in the long
+// table, and found there by lookup_overflow alone; without `overflow` it is not stored. Pieces of
+// more ids than either table holds are stored nowhere.
+TEST(PieceCache, KeepsShortPiecesOfManyIdsOnTheOverflowRouteOnly) {
+  PieceCache cache(kTestBytes);
+  const std::vector<Rank> three{1, 2, 3}, four{4, 5, 6, 7}, nine(PieceCache::LongTable::kMaxIds, 8),
+      ten(PieceCache::LongTable::kMaxIds + 1, 9);
+  std::vector<Rank> out;
+  const std::string a = "short piece a", b = "short piece b", c = "short piece c", d = "short piece d";
+  ASSERT_LE(a.size(), PieceCache::kMaxShortPiece);
+
+  cache.store(a, three.data(), three.size(), true);  // fits the short table: stored there
+  EXPECT_TRUE(cache.lookup(a, out));
+  EXPECT_EQ(out, three);
+  out.clear();
+  EXPECT_FALSE(cache.lookup_overflow(a, out));
+
+  cache.store(b, four.data(), four.size(), true);
+  EXPECT_FALSE(cache.lookup(b, out));
+  EXPECT_TRUE(cache.lookup_overflow(b, out));
+  EXPECT_EQ(out, four);
+  out.clear();
+
+  cache.store(c, nine.data(), nine.size(), false);  // the route is off: nowhere
+  EXPECT_FALSE(cache.lookup(c, out));
+  EXPECT_FALSE(cache.lookup_overflow(c, out));
+  cache.store(c, nine.data(), nine.size(), true);
+  EXPECT_TRUE(cache.lookup_overflow(c, out));
+  EXPECT_EQ(out, nine);
+  out.clear();
+
+  cache.store(d, ten.data(), ten.size(), true);
+  EXPECT_FALSE(cache.lookup(d, out));
+  EXPECT_FALSE(cache.lookup_overflow(d, out));
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

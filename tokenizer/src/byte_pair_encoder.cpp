@@ -12,6 +12,16 @@ BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache()) {}
 BytePairEncoder::~BytePairEncoder() = default;
 
+inline bool BytePairEncoder::lookup_cached(std::string_view piece, std::vector<Rank>& out) {
+  const PieceCache& cache = *cache_;
+  const bool hit = cache.lookup(piece, out);
+  if (!cache_trial_.passes(hit)) cache_ = nullptr;
+  if (hit || !overflow_ || piece.size() > PieceCache::kMaxShortPiece) return hit;
+  const bool overflow_hit = cache.lookup_overflow(piece, out);
+  if (!overflow_trial_.passes(overflow_hit)) overflow_ = false;
+  return overflow_hit;
+}
+
 void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
   const std::size_t size = piece.size();
@@ -19,17 +29,10 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
     encode_long(data, size, out);
     return;
   }
-  if (cache_) {
-    ++lookups_;
-    if (cache_->lookup(piece, out)) {
-      ++hits_;
-      return;
-    }
-    if (lookups_ == kProbation && hits_ * 16 < lookups_) cache_ = nullptr;
-  }
+  if (cache_ && lookup_cached(piece, out)) return;
   const std::size_t first = out.size();
   encode_short(data, size, out);
-  if (cache_) cache_->store(piece, out.data() + first, out.size() - first);
+  if (cache_) cache_->store(piece, out.data() + first, out.size() - first, overflow_);
 }
 
 // tiktoken's own loop: each round scans for the lowest-ranked adjacent pair, merges it and

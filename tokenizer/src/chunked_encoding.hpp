@@ -278,8 +278,8 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
     const Prepare& prepare_;
   };
 
-  // One encoder per thread, not per chunk: its scratch space is allocated once, and its probation
-  // of the piece cache (BytePairEncoder::kProbation) spans all of its chunks. A chunk is a task of
+  // One encoder per thread, not per chunk: its scratch space is allocated once, and its trials
+  // of the piece cache (BytePairEncoder::Trial) span all of its chunks. A chunk is a task of
   // its own (simple_partitioner), so a thread that finishes early takes the next single chunk, not
   // a range the partitioner chose.
   tbb::enumerable_thread_specific<BytePairEncoder> encoders([&] { return BytePairEncoder(tokenizer); });

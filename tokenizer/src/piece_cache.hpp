@@ -160,12 +160,16 @@ class PieceTable {
 //          the 7,500 distinct merged pieces of a megabyte of Shakespeare with few evictions, and a
 //          probe that misses, as every first occurrence does, stays in L2.
 //   long:  pieces of 17 to 32 bytes and up to 9 ids, an entry a line: words of scripts with
-//          two or three bytes a letter (most merged pieces of Russian or Hindi).
+//          two or three bytes a letter (most merged pieces of Russian or Hindi); and, by the
+//          overflow route, short pieces of 4 to 9 ids (one merged piece in ten of English).
+// A piece is stored in one table, chosen by its size and number of ids, so it is found in the
+// table that holds it or not at all.
 class PieceCache {
  public:
   using ShortTable = PieceTable<2, 1>;
   using LongTable = PieceTable<4, 3>;
   static constexpr std::size_t kMaxPiece = LongTable::kMaxPiece;
+  static constexpr std::size_t kMaxShortPiece = ShortTable::kMaxPiece;
   // The smallest memory of a cache: a line for each table.
   static constexpr std::size_t kMinBytes = 2 * ShortTable::kLineBytes;
 
@@ -173,17 +177,25 @@ class PieceCache {
 
   std::size_t memory_bytes() const { return short_.memory_bytes() + long_.memory_bytes(); }
 
-  // Appends the cached ids of `piece` to `out` and returns true, or returns false.
+  // Appends the cached ids of `piece` to `out` and returns true, or returns false. A short piece
+  // (of at most kMaxShortPiece bytes) is looked for in the short table only.
   bool lookup(std::string_view piece, std::vector<Rank>& out) const {
     if (piece.size() <= ShortTable::kMaxPiece) return short_.lookup(piece, out);
     return piece.size() <= LongTable::kMaxPiece && long_.lookup(piece, out);
   }
-  // Remembers that `piece` encodes to `ids`, when they fit a table.
-  void store(std::string_view piece, const Rank* ids, std::size_t count) {
-    if (piece.size() <= ShortTable::kMaxPiece)
-      short_.store(piece, ids, count);
-    else if (piece.size() <= LongTable::kMaxPiece)
+  // lookup of a short piece on the overflow route: in the long table.
+  bool lookup_overflow(std::string_view piece, std::vector<Rank>& out) const { return long_.lookup(piece, out); }
+  // Remembers that `piece` encodes to `ids`, when they fit a table; a short piece of more ids than
+  // the short table holds only with `overflow`.
+  void store(std::string_view piece, const Rank* ids, std::size_t count, bool overflow) {
+    if (piece.size() <= ShortTable::kMaxPiece) {
+      if (count <= ShortTable::kMaxIds)
+        short_.store(piece, ids, count);
+      else if (overflow)
+        long_.store(piece, ids, count);
+    } else if (piece.size() <= LongTable::kMaxPiece) {
       long_.store(piece, ids, count);
+    }
   }
 
  private:
