@@ -77,6 +77,30 @@ const std::vector<std::vector<Rank>>& serial_ids(const std::string& encoding) {
   return ids;
 }
 
+// simd's ids on a long text, which it encodes through a table of the whole pieces it found (a
+// text of 64 KiB or more), are those of its pieces encoded one at a time by serial, each a text
+// too short for such a table, by a Tokenizer without a piece cache: nothing remembered between
+// pieces.
+TEST(LongTextPaths, SimdIdsAreThoseOfItsPiecesEncodedAlone) {
+  const Encoder* simd = find_encoder("simd");
+  if (!simd || !simd->is_supported()) GTEST_SKIP() << "no simd encoder on this CPU";
+  const Encoder& serial = *find_encoder("serial");
+  for (const std::string& encoding : Vocabulary::builtin_names()) {
+    SCOPED_TRACE(encoding);
+    const Tokenizer uncached(test::tokenizer(encoding), {.piece_cache_bytes = 0});
+    for (const LargeInput& input : cached_inputs()) {
+      if (input.name.rfind("random_", 0) != 0 && input.name != "all_corpora" && input.name != "base64") continue;
+      SCOPED_TRACE(input.name);
+      std::vector<Rank> alone;
+      uncached.pretokenizer().for_each_piece(input.text, [&](std::string_view piece) {
+        const std::vector<Rank> ids = uncached.encode_ordinary(piece, serial);
+        alone.insert(alone.end(), ids.begin(), ids.end());
+      });
+      test::expect_same_ids(alone, test::tokenizer(encoding).encode_ordinary(input.text, *simd));
+    }
+  }
+}
+
 std::vector<const Encoder*> encoders_but_serial() {
   std::vector<const Encoder*> out;
   for (const Encoder* e : supported_encoders())

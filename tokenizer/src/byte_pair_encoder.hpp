@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "merge_queue.hpp"
+#include "recent_whole_pieces.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 #include "whole_piece_lookup.hpp"
@@ -41,16 +42,26 @@ class BytePairEncoder {
     finish(whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size()), piece, out);
   }
   // encode(text.substr(start, end - start), out). While 8 bytes of `text` follow the piece's
-  // start, its whole-piece lookup reads them with one load (RankTable::find_padded).
+  // start, its whole-piece lookup reads them with one load (RankTable::find_padded). kRecent:
+  // through the table of recent pieces, which expect() must have made.
+  template <bool kRecent = false>
   [[gnu::always_inline]] void encode(std::string_view text, std::size_t start, std::size_t end,
                                      std::vector<Rank>& out) {
     if (start == end) return;
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
-    const Rank whole = text.size() - start >= 8 ? whole_pieces_.find_padded(data, end - start)
-                                                : whole_pieces_.find(data, end - start);
+    const Rank whole = text.size() - start < 8 ? whole_pieces_.find(data, end - start)
+                       : kRecent              ? find_recent_padded(data, end - start)
+                                              : whole_pieces_.find_padded(data, end - start);
     // Not text.substr: the chains hand only pieces of the text, and substr's bounds check ran for
     // every piece.
     finish(whole, std::string_view(text.data() + start, end - start), out);
+  }
+
+  // Prepares for a text of this many bytes: one long enough to repeat its pieces many times gets
+  // a table of the whole pieces found lately (RecentWholePieces). Returns whether it has one.
+  bool expect(std::size_t bytes) {
+    if (bytes >= kRecentPiecesText && !recent_) recent_ = std::make_unique<RecentWholePieces>();
+    return recent_ != nullptr;
   }
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
@@ -66,6 +77,16 @@ class BytePairEncoder {
     }
     encode_merged(piece, out);
   }
+  // WholePieceLookup::find_padded, through the table of recent pieces.
+  [[gnu::always_inline]] Rank find_recent_padded(const std::uint8_t* data, std::size_t size) {
+    if (size > RecentWholePieces::kMaxPiece) return whole_pieces_.find_padded(data, size);
+    const std::uint64_t head = RankTable::padded_head(data, size);
+    Rank rank = recent_->find(head, size);
+    if (rank != kNoRank) return rank;
+    rank = whole_pieces_.find_padded(data, size);
+    if (rank != kNoRank) recent_->store(head, size, rank);
+    return rank;
+  }
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
   // Appends the piece's ids from the cache's routes that are on and returns true, or returns false.
@@ -73,9 +94,12 @@ class BytePairEncoder {
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
   void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
 
+  static constexpr std::size_t kRecentPiecesText = 64 * 1024;
+
   const RankTable* ranks_;
   const LongPieceIndex* long_pieces_;
   WholePieceLookup whole_pieces_;
+  std::unique_ptr<RecentWholePieces> recent_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
   // found there, counted over windows of kTrialWindow lookups: text whose words do not recur

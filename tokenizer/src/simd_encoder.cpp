@@ -19,6 +19,14 @@ struct SimdChain {
     // Without a scanner (a regex pattern) or a full window of text, the scalar chain is all there is.
     if (!scan || text.size() - from < simd::kWindowBytes)
       return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
+    if (bpe.expect(text.size() - from)) return encode_pieces<true>(text, from, out, bpe, stop);
+    return encode_pieces<false>(text, from, out, bpe, stop);
+  }
+
+  // The loop twice, as in chunked::ScalarChain.
+  template <bool kRecent>
+  std::size_t encode_pieces(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
+                            chunked::ChainStop& stop) const {
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
     std::size_t ends[simd::kBatchPieces];
     std::size_t pos = from;
@@ -26,7 +34,7 @@ struct SimdChain {
       const std::size_t n = scan(data, text.size(), pos, ends, simd::kBatchPieces);
       for (std::size_t j = 0; j < n; pos = ends[j++]) {
         if (stop.at(pos)) return pos;
-        bpe.encode(text, pos, ends[j], out);
+        bpe.encode<kRecent>(text, pos, ends[j], out);
       }
     }
     return pos;
