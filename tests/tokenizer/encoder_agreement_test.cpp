@@ -91,12 +91,15 @@ TEST(LongTextPaths, SimdIdsAreThoseOfItsPiecesEncodedAlone) {
     for (const LargeInput& input : cached_inputs()) {
       if (input.name.rfind("random_", 0) != 0 && input.name != "all_corpora" && input.name != "base64") continue;
       SCOPED_TRACE(input.name);
+      // 256 KiB of each: four times what makes the table, and a test that the sanitized build
+      // runs in seconds.
+      const std::string_view text = std::string_view(input.text).substr(0, 256 * 1024);
       std::vector<Rank> alone;
-      uncached.pretokenizer().for_each_piece(input.text, [&](std::string_view piece) {
+      uncached.pretokenizer().for_each_piece(text, [&](std::string_view piece) {
         const std::vector<Rank> ids = uncached.encode_ordinary(piece, serial);
         alone.insert(alone.end(), ids.begin(), ids.end());
       });
-      test::expect_same_ids(alone, test::tokenizer(encoding).encode_ordinary(input.text, *simd));
+      test::expect_same_ids(alone, test::tokenizer(encoding).encode_ordinary(text, *simd));
     }
   }
 }
