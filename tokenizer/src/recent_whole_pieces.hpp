@@ -11,9 +11,10 @@ namespace tokenizer {
 // The ranks of whole pieces of up to 8 bytes that one encoder found lately, in a small
 // direct-mapped table of its own. A long text repeats a few thousand pieces; in the rank table
 // each sits on a cache line of its own, most of them past the L2 cache, beside a filter word
-// read first: the probes of long English stalled on those loads for about half the time of the
-// whole-piece lookups. Here a repeated piece costs one load from a table a sixteenth the size of
-// the L2 cache. Exact: an entry holds the piece's head (its bytes, zero-padded) and its size.
+// read first, and the whole-piece lookups of long English spent most of their time waiting for
+// those loads (docs/performance-notes.md). Here a repeated piece costs one load from a table a
+// sixteenth the size of the L2 cache. Exact: an entry holds the piece's head (its bytes,
+// zero-padded) and its size.
 class RecentWholePieces {
  public:
   static constexpr std::size_t kMaxPiece = 8;

@@ -227,8 +227,8 @@ class RankTable {
   // Ranks of the 1- and 2-byte keys, indexed by their head: 2 bytes b0 | b1 << 8 below 65,536,
   // then one byte b at 65,536 + b. The two share a table so that the index, not a branch,
   // tells them apart (small_index); allocated whole with the table, 257 KiB. Filled by memset, as
-  // kNoRank is every bit set: the fuzzing build traces every compare of a fill loop, and such a
-  // loop here was a tenth of the time of fuzzing the vocabulary loader.
+  // kNoRank is every bit set: the fuzzing build traces every compare of a fill loop, which made
+  // this fill a large part of the time of fuzzing the vocabulary loader.
   static constexpr std::size_t kSmallKeys = (1 << 16) + 256;
   static_assert(kNoRank == ~Rank{0}, "small_ranks_ is filled with 0xFF bytes");
   static std::size_t small_index(std::uint64_t head, std::size_t size) {
