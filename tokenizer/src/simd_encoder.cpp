@@ -23,7 +23,8 @@ struct SimdChain {
     return encode_pieces<false>(text, from, out, bpe, stop);
   }
 
-  // The loop twice, as in chunked::ScalarChain.
+  // The loop twice, with and without the table of recent pieces (BytePairEncoder::expect), so
+  // that a text too short for the table pays no test for it at every piece.
   template <bool kRecent>
   std::size_t encode_pieces(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                             chunked::ChainStop& stop) const {
