@@ -23,16 +23,56 @@ std::size_t checked_product(std::initializer_list<std::size_t> dims, const char*
   return product;
 }
 
+template <class Element>
+constexpr const char* kElementsName = "floats";
+template <>
+constexpr const char* kElementsName<bfloat16> = "bfloat16 values";
+
+template <class Element>
 void require_size(std::size_t actual, std::size_t expected, const char* name) {
   if (actual != expected)
-    fail(std::string(name) + " holds " + std::to_string(actual) + " floats, the shape needs " +
-         std::to_string(expected));
+    fail(std::string(name) + " holds " + std::to_string(actual) + " " + kElementsName<Element> +
+         ", the shape needs " + std::to_string(expected));
 }
 
-bool overlaps(std::span<const float> a, std::span<const float> b) {
+// Whether the bytes of two spans, of any element types, overlap.
+template <class A, class B>
+bool overlaps(std::span<A> a, std::span<B> b) {
   if (a.empty() || b.empty()) return false;
-  const std::less<const float*> before;
-  return before(a.data(), b.data() + b.size()) && before(b.data(), a.data() + a.size());
+  const auto* const a_begin = reinterpret_cast<const std::byte*>(a.data());
+  const auto* const b_begin = reinterpret_cast<const std::byte*>(b.data());
+  const std::less<const std::byte*> before;
+  return before(a_begin, b_begin + b.size_bytes()) && before(b_begin, a_begin + a.size_bytes());
+}
+
+template <class Element>
+void validate_problem(const BasicAttentionProblem<Element>& problem) {
+  const AttentionShape& s = problem.shape;
+  validate_shape(s);
+  switch (problem.causal) {
+    case CausalAlignment::none:
+    case CausalAlignment::top_left:
+    case CausalAlignment::bottom_right: break;
+    default: fail("causal alignment " + std::to_string(static_cast<int>(problem.causal)) + " is not one of the enum's");
+  }
+
+  require_size<Element>(problem.q.size(), s.q_elements(), "q");
+  require_size<Element>(problem.k.size(), s.k_elements(), "k");
+  require_size<Element>(problem.v.size(), s.v_elements(), "v");
+  require_size<Element>(problem.out.size(), s.out_elements(), "out");
+  if (!problem.mask.empty()) require_size<float>(problem.mask.size(), s.mask_elements(), "mask");
+
+  if (problem.scale) {
+    const float scale = *problem.scale;
+    if (!std::isfinite(scale)) fail("scale " + std::to_string(scale) + " is not finite");
+    if (scale <= 0) fail("scale " + std::to_string(scale) + " is not positive");
+  }
+
+  // Implementations write out while still reading the inputs.
+  if (overlaps(problem.out, problem.q)) fail("out overlaps q");
+  if (overlaps(problem.out, problem.k)) fail("out overlaps k");
+  if (overlaps(problem.out, problem.v)) fail("out overlaps v");
+  if (overlaps(problem.out, problem.mask)) fail("out overlaps mask");
 }
 
 }  // namespace
@@ -53,8 +93,8 @@ std::string_view to_string(CausalAlignment alignment) {
   return "unknown";
 }
 
-float AttentionProblem::effective_scale() const {
-  return scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim))));
+float default_scale(const AttentionShape& shape) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
 }
 
 void validate_shape(const AttentionShape& s) {
@@ -79,33 +119,7 @@ void validate_shape(const AttentionShape& s) {
   checked_product({s.seq_q, s.seq_k, sizeof(float)}, "mask");
 }
 
-void validate(const AttentionProblem& problem) {
-  const AttentionShape& s = problem.shape;
-  validate_shape(s);
-  switch (problem.causal) {
-    case CausalAlignment::none:
-    case CausalAlignment::top_left:
-    case CausalAlignment::bottom_right: break;
-    default: fail("causal alignment " + std::to_string(static_cast<int>(problem.causal)) + " is not one of the enum's");
-  }
-
-  require_size(problem.q.size(), s.q_elements(), "q");
-  require_size(problem.k.size(), s.k_elements(), "k");
-  require_size(problem.v.size(), s.v_elements(), "v");
-  require_size(problem.out.size(), s.out_elements(), "out");
-  if (!problem.mask.empty()) require_size(problem.mask.size(), s.mask_elements(), "mask");
-
-  if (problem.scale) {
-    const float scale = *problem.scale;
-    if (!std::isfinite(scale)) fail("scale " + std::to_string(scale) + " is not finite");
-    if (scale <= 0) fail("scale " + std::to_string(scale) + " is not positive");
-  }
-
-  // Implementations write out while still reading the inputs.
-  if (overlaps(problem.out, problem.q)) fail("out overlaps q");
-  if (overlaps(problem.out, problem.k)) fail("out overlaps k");
-  if (overlaps(problem.out, problem.v)) fail("out overlaps v");
-  if (overlaps(problem.out, problem.mask)) fail("out overlaps mask");
-}
+void validate(const AttentionProblem& problem) { validate_problem(problem); }
+void validate(const Bf16AttentionProblem& problem) { validate_problem(problem); }
 
 }  // namespace attention

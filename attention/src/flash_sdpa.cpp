@@ -17,14 +17,14 @@ namespace {
 // Each thread of the arena owns one slice of scratch, indexed by its arena slot.
 std::size_t thread_slots() { return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()); }
 
-std::size_t workspace_floats(const simd::FlashKernels& kernels, const AttentionShape& shape) {
+template <class Kernels>
+std::size_t workspace_floats(const Kernels& kernels, const AttentionShape& shape) {
   return thread_slots() * kernels.thread_floats(shape);
 }
 
-}  // namespace
-
-simd::FlashCall flash_call_of(const AttentionProblem& problem) {
-  return simd::FlashCall{
+template <class Element>
+simd::ElementFlashCall<Element> element_call_of(const BasicAttentionProblem<Element>& problem) {
+  return simd::ElementFlashCall<Element>{
       .shape = problem.shape,
       .q = problem.q.data(),
       .k = problem.k.data(),
@@ -36,22 +36,15 @@ simd::FlashCall flash_call_of(const AttentionProblem& problem) {
   };
 }
 
-std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
-  return workspace_floats(kernels, shape) * sizeof(float);
-}
-
-std::size_t flash_workspace_bytes(const AttentionShape& shape) {
-  return flash_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
-}
-
-void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& problem) {
+template <class Kernels, class Element>
+void run_flash(const Kernels& kernels, const BasicAttentionProblem<Element>& problem) {
   validate(problem);
   const AttentionShape& s = problem.shape;
   // The whole workspace, allocated once before any kernel runs: one scratch slice per thread slot.
   const AlignedFloats workspace(workspace_floats(kernels, s));
   const std::size_t per_thread = kernels.thread_floats(s);
 
-  const simd::FlashCall call = flash_call_of(problem);
+  const simd::ElementFlashCall<Element> call = element_call_of(problem);
 
   const std::size_t tiles = (s.seq_q + kernels.query_tile_rows - 1) / kernels.query_tile_rows;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.heads * tiles),
@@ -66,6 +59,38 @@ void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& 
                     });
 }
 
+}  // namespace
+
+simd::FlashCall flash_call_of(const AttentionProblem& problem) { return element_call_of(problem); }
+
+std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
+  return workspace_floats(kernels, shape) * sizeof(float);
+}
+
+std::size_t flash_workspace_bytes_with(const simd::Bf16FlashKernels& kernels, const AttentionShape& shape) {
+  return workspace_floats(kernels, shape) * sizeof(float);
+}
+
+std::size_t flash_workspace_bytes(const AttentionShape& shape) {
+  return flash_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
+}
+
+std::size_t flash_bf16_workspace_bytes(const AttentionShape& shape) {
+  return flash_workspace_bytes_with(*simd::best_bf16_flash_isa().kernels, shape);
+}
+
+void sdpa_flash_with(const simd::FlashKernels& kernels, const AttentionProblem& problem) {
+  run_flash(kernels, problem);
+}
+
+void sdpa_flash_with(const simd::Bf16FlashKernels& kernels, const Bf16AttentionProblem& problem) {
+  run_flash(kernels, problem);
+}
+
 void sdpa_flash(const AttentionProblem& problem) { sdpa_flash_with(*simd::best_flash_isa().kernels, problem); }
+
+void sdpa_flash_bf16(const Bf16AttentionProblem& problem) {
+  sdpa_flash_with(*simd::best_bf16_flash_isa().kernels, problem);
+}
 
 }  // namespace attention

@@ -61,4 +61,21 @@ void sdpa_reference(const AttentionProblem& problem) {
   }
 }
 
+// The float copies of Q, K, V and O, besides the reference's own.
+std::size_t reference_bf16_workspace_bytes(const AttentionShape& shape) {
+  return reference_workspace_bytes(shape) +
+         (shape.q_elements() + shape.k_elements() + shape.v_elements() + shape.out_elements()) * sizeof(float);
+}
+
+void sdpa_reference_bf16(const Bf16AttentionProblem& problem) {
+  validate(problem);
+  const AttentionShape& s = problem.shape;
+  std::vector<float> q(s.q_elements()), k(s.k_elements()), v(s.v_elements()), out(s.out_elements());
+  to_float(problem.q, q);
+  to_float(problem.k, k);
+  to_float(problem.v, v);
+  sdpa_reference(AttentionProblem{s, q, k, v, problem.mask, problem.causal, problem.scale, out});
+  to_bfloat16(out, problem.out);
+}
+
 }  // namespace attention

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "attention/bfloat16.hpp"
+
 namespace attention {
 
 // Which keys a query may see, besides the additive mask.
@@ -44,22 +46,31 @@ struct AttentionShape {
 
 inline constexpr std::size_t kMaxHeadDim = 256;
 
-// One forward SDPA call: O = softmax(scale * Q Kᵀ + mask, restricted by `causal`) V.
+// 1 / sqrt(head_dim): the scale of a problem that gives none.
+float default_scale(const AttentionShape& shape);
+
+// One forward SDPA call: O = softmax(scale * Q Kᵀ + mask, restricted by `causal`) V, with Q, K, V
+// and O of type Element (float, or bfloat16 whose scores, softmax and sums are float32).
 // Spans carry their sizes so that validate() can prove every access in bounds.
-struct AttentionProblem {
+template <class Element>
+struct BasicAttentionProblem {
   AttentionShape shape;
-  std::span<const float> q;
-  std::span<const float> k;
-  std::span<const float> v;
+  std::span<const Element> q;
+  std::span<const Element> k;
+  std::span<const Element> v;
   // Additive [seq_q, seq_k], broadcast over batch and heads; empty for none. -inf masks a key.
+  // Float32 whatever Element is.
   std::span<const float> mask;
   CausalAlignment causal = CausalAlignment::none;
   // Defaults to 1 / sqrt(head_dim).
   std::optional<float> scale;
-  std::span<float> out;
+  std::span<Element> out;
 
-  float effective_scale() const;
+  float effective_scale() const { return scale.value_or(default_scale(shape)); }
 };
+
+using AttentionProblem = BasicAttentionProblem<float>;
+using Bf16AttentionProblem = BasicAttentionProblem<bfloat16>;
 
 // Throws std::invalid_argument naming the first fault of the shape alone: a zero dimension, heads
 // not a multiple of kv_heads, head_dim or value_dim above kMaxHeadDim, a tensor whose bytes
@@ -71,5 +82,6 @@ void validate_shape(const AttentionShape& shape);
 // kv_heads, head_dim or value_dim above kMaxHeadDim, a span whose size is not the shape's, a
 // non-finite or non-positive scale... Every implementation calls it first.
 void validate(const AttentionProblem& problem);
+void validate(const Bf16AttentionProblem& problem);
 
 }  // namespace attention

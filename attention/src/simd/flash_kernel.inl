@@ -23,10 +23,22 @@
 // Keys no row of a block may see are not computed, so causal work above the diagonal is skipped
 // per group of rows and per block of keys, and only keys between a group's first and last
 // row's limits are masked.
+//
+// bfloat16 Q, K, V and O (Products below), scores, softmax and sums in float:
+//  - widened_bfloat16, every ISA: each key tile of K and V widened to float in scratch (Q as it
+//    is packed), then the float products above;
+//  - bfloat16_pairs, AVX512-BF16: vdpbf16ps multiplies 16 pairs of bfloat16 and adds each pair's
+//    two products to a float lane, twice the products of a float FMA. Both operands' pairs run
+//    along the summed index. For S^T, pairs of head dimensions: a key row's two adjacent
+//    elements, broadcast as one 32-bit word, against the query tile packed as words of the same
+//    two dimensions of one query. For P V, pairs of keys: a row's two weights (rounded to
+//    bfloat16, as FlashAttention rounds P) against the tile of V packed with its rows
+//    interleaved two by two, a column's two values per word.
 
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "flash_kernels.hpp"
 
@@ -44,6 +56,11 @@ constexpr std::size_t kWidth = Floats::size;
 constexpr std::size_t kBlockRows = ATTENTION_SIMD_BLOCK_ROWS;
 constexpr std::size_t kBlockVectors = 2;
 constexpr std::size_t kBlockColumns = kBlockVectors * kWidth;
+
+// How a kernel multiplies its operands (see the top of this file).
+enum class Products { floats, widened_bfloat16, bfloat16_pairs };
+template <Products P>
+using ElementOf = std::conditional_t<P == Products::floats, float, bfloat16>;
 
 // a * b + c, fused. The branch is chosen by the flags this file is compiled with: xsimd 8.1 has no
 // AVX-512 fma, and its generic one is a multiply and an add.
@@ -78,21 +95,28 @@ constexpr float kMinusInfinity = -__builtin_inff();
 // Regions of scratch start on 64-byte boundaries.
 constexpr std::size_t kAlignFloats = 16;
 
-// Offsets of the regions of a thread's scratch, from the shape alone.
+// Offsets of the regions of a thread's scratch, from the shape and the products alone. Regions
+// a kind of products does not use are empty.
 struct Layout {
   std::size_t value_columns;  // value_dim rounded up to kWidth
-  std::size_t queries;        // the query tile times query_factor: groups of head_dim x kBlockColumns
+  std::size_t queries;        // the query tile, packed: groups of head_dim x kBlockColumns
   std::size_t scores;         // kKeyTile x kQueryTile: S^T of the key tile, then the weights P^T
   std::size_t outputs;        // kQueryTile x value_columns: unnormalised output rows
   std::size_t row_max;        // kQueryTile running maxima (base-2 scores)
   std::size_t row_sum;        // kQueryTile running sums of weights
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current key tile
   std::size_t zero_key;       // head_dim zeros: the keys of a block past seq_k
-  std::size_t value_tail;     // kKeyTile x kWidth: V columns past the last whole vector, zero-padded
+  std::size_t value_tail;     // floats: kKeyTile x kWidth, V columns past the last whole vector, zero-padded
+  std::size_t key_tile;       // widened: kKeyTile x head_dim, the tile of K
+  std::size_t value_tile;     // widened: kKeyTile x value_columns floats, the tile of V zero-padded;
+                              // pairs: kKeyTile / 2 x value_columns words, its rows interleaved
+  std::size_t weight_pairs;   // pairs: kKeyTile / 2 x kQueryTile words, P^T's rows interleaved
   std::size_t thread_floats;
 };
 
+template <Products P>
 Layout layout_of(const AttentionShape& s) {
+  static_assert(kKeyTile % 2 == 0, "a key tile is whole pairs of keys");
   Layout l{};
   l.value_columns = round_up(s.value_dim, kWidth);
   std::size_t at = 0;
@@ -101,6 +125,8 @@ Layout layout_of(const AttentionShape& s) {
     at += round_up(floats, kAlignFloats);
     return start;
   };
+  const bool floats = P == Products::floats, widened = P == Products::widened_bfloat16,
+             pairs = P == Products::bfloat16_pairs;
   l.queries = region(kQueryTile * s.head_dim);
   l.scores = region(kKeyTile * kQueryTile);
   l.outputs = region(kQueryTile * l.value_columns);
@@ -108,12 +134,18 @@ Layout layout_of(const AttentionShape& s) {
   l.row_sum = region(kQueryTile);
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
-  l.value_tail = region(kKeyTile * kWidth);
+  l.value_tail = region(floats ? kKeyTile * kWidth : 0);
+  l.key_tile = region(widened ? kKeyTile * s.head_dim : 0);
+  l.value_tile = region(widened ? kKeyTile * l.value_columns : pairs ? kKeyTile / 2 * l.value_columns : 0);
+  l.weight_pairs = region(pairs ? kKeyTile / 2 * kQueryTile : 0);
   l.thread_floats = at;
   return l;
 }
 
-std::size_t thread_floats(const AttentionShape& shape) { return layout_of(shape).thread_floats; }
+template <Products P>
+std::size_t thread_floats(const AttentionShape& shape) {
+  return layout_of<P>(shape).thread_floats;
+}
 
 // scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
 // (head_dim rows of kBlockColumns). Always inlined, as update_softmax and fold_keys: with the
@@ -146,21 +178,31 @@ std::size_t thread_floats(const AttentionShape& shape) { return layout_of(shape)
     for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x].store_aligned(scores + i * kQueryTile + x * kWidth);
 }
 
-// The sums over j < keys of weights[j][r] (rows kQueryTile apart) * values[j] (rows `value_stride`
-// apart), for the kBlockRows rows r of a block and columns [0, Vectors * kWidth), plus
-// rescale[r] * outputs[r] (rows `output_stride` apart); on the first key tile (`first_tile`) the
-// outputs are neither read nor zeroed first. The sums go back to `outputs`; or, on the tile that
-// finishes the rows (`finished` not null), times finish.factors[r] to the first finish.rows rows
-// of `finished`, finish.stride apart: the rows of the call's output.
+// A block's output rows as accumulate_into finishes them: times `factors`, to the first `rows`
+// rows of `finished`, `stride` apart. Float outputs take whole vectors; bfloat16 ones the first
+// `columns` columns of the block's vectors.
 struct Finish {
   const float* factors;  // 1 / the row's sum, or 0 for a row that saw no key
   std::size_t stride;
   std::size_t rows;
+  std::size_t columns = 0;
 };
-template <std::size_t Vectors>
-void accumulate_block(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
-                      float* outputs, std::size_t output_stride, const float* rescale, bool first_tile,
-                      float* finished, const Finish& finish) {
+
+[[gnu::always_inline]] inline void store_finished(Floats row, float* to, std::size_t) { row.store_unaligned(to); }
+[[gnu::always_inline]] inline void store_finished(Floats row, bfloat16* to, std::size_t columns) {
+  alignas(64) float lanes[kWidth];
+  row.store_aligned(lanes);
+  for (std::size_t c = 0; c < smaller(columns, kWidth); ++c) to[c] = to_bfloat16(lanes[c]);
+}
+
+// For the kBlockRows rows r of a block and columns [0, Vectors * kWidth): rescale[r] * outputs[r]
+// (rows `output_stride` apart) plus the products `add_products` adds into the accumulators; on
+// the first key tile (`first_tile`) the outputs are neither read nor zeroed first. The sums go
+// back to `outputs`; or, on the tile that finishes the rows (`finished` not null), as `finish` says.
+template <std::size_t Vectors, class Output, class AddProducts>
+[[gnu::always_inline]] inline void accumulate_into(AddProducts add_products, float* outputs, std::size_t output_stride,
+                                                   const float* rescale, bool first_tile,
+                                                   std::type_identity_t<Output>* finished, const Finish& finish) {
   Floats acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < kBlockRows; ++r) {
@@ -169,18 +211,7 @@ void accumulate_block(const float* weights, std::size_t keys, const float* value
     for (std::size_t x = 0; x < Vectors; ++x)
       acc[r][x] = first_tile ? Floats(0.0f) : Floats::load_aligned(outputs + r * output_stride + x * kWidth) * factor;
   }
-#pragma GCC unroll 2
-  for (std::size_t j = 0; j < keys; ++j, weights += kQueryTile, values += value_stride) {
-    Floats v[Vectors];
-#pragma GCC unroll 4
-    for (std::size_t x = 0; x < Vectors; ++x) v[x] = Floats::load_unaligned(values + x * kWidth);
-#pragma GCC unroll 16
-    for (std::size_t r = 0; r < kBlockRows; ++r) {
-      const Floats w(weights[r]);
-#pragma GCC unroll 4
-      for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
-    }
-  }
+  add_products(acc);
   if (finished == nullptr) {
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < kBlockRows; ++r)
@@ -193,9 +224,32 @@ void accumulate_block(const float* weights, std::size_t keys, const float* value
     const float factor = finish.factors[r];
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x)
-      (factor == 0.0f ? Floats(0.0f) : acc[r][x] * Floats(factor))
-          .store_unaligned(finished + r * finish.stride + x * kWidth);
+      store_finished(factor == 0.0f ? Floats(0.0f) : acc[r][x] * Floats(factor),
+                     finished + r * finish.stride + x * kWidth, finish.columns - x * kWidth);
   }
+}
+
+// accumulate_into with the float products: the sums over j < keys of weights[j][r] (rows
+// kQueryTile apart) * values[j] (rows `value_stride` apart).
+template <std::size_t Vectors, class Output = float>
+void accumulate_block(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
+                      float* outputs, std::size_t output_stride, const float* rescale, bool first_tile,
+                      std::type_identity_t<Output>* finished, const Finish& finish) {
+  const auto add_products = [&](Floats(&acc)[kBlockRows][Vectors]) {
+#pragma GCC unroll 2
+    for (std::size_t j = 0; j < keys; ++j, weights += kQueryTile, values += value_stride) {
+      Floats v[Vectors];
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < Vectors; ++x) v[x] = Floats::load_unaligned(values + x * kWidth);
+#pragma GCC unroll 16
+      for (std::size_t r = 0; r < kBlockRows; ++r) {
+        const Floats w(weights[r]);
+#pragma GCC unroll 4
+        for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
+      }
+    }
+  };
+  accumulate_into<Vectors, Output>(add_products, outputs, output_stride, rescale, first_tile, finished, finish);
 }
 
 // 2^x for x <= 0, with relative error below 2e-7; exactly 0 for x < -126.5 and for -inf; NaN
@@ -262,11 +316,23 @@ template <class Step, class Combine>
   new_max.store_aligned(row_max);
 }
 
+// An element as a float.
+[[gnu::always_inline]] inline float widen(float x) { return x; }
+[[gnu::always_inline]] inline float widen(bfloat16 x) { return to_float(x); }
+
 #if defined(__AVX2__)
+[[gnu::always_inline]] inline __m256 load_8(const float* p) { return _mm256_loadu_ps(p); }
+[[gnu::always_inline]] inline __m256 load_8(const bfloat16* p) {
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
+
 // dst[d][x] (rows dst_stride apart) = factor * src[x][d] (rows src_stride apart) for x, d < 8.
-inline void transpose_8x8(const float* src, std::size_t src_stride, float* dst, std::size_t dst_stride, __m256 factor) {
+template <class Element>
+inline void transpose_8x8(const Element* src, std::size_t src_stride, float* dst, std::size_t dst_stride,
+                          __m256 factor) {
   __m256 rows[8];
-  for (int i = 0; i < 8; ++i) rows[i] = _mm256_mul_ps(_mm256_loadu_ps(src + i * src_stride), factor);
+  for (int i = 0; i < 8; ++i) rows[i] = _mm256_mul_ps(load_8(src + i * src_stride), factor);
   // Interleave pairs of rows, then pairs of pairs within each 128-bit lane, then swap lanes:
   // after the three steps, vector d holds column d.
   __m256 pairs[8], quads[8];
@@ -291,7 +357,8 @@ inline void transpose_8x8(const float* src, std::size_t src_stride, float* dst, 
 // packed: queries[(g * head_dim + d) * kBlockColumns + x] = factor * q[g * kBlockColumns + x][d].
 // Whole blocks of 8 x 8 are transposed in registers where AVX2 is available (the branch is chosen
 // by the flags this file is compiled with), the rest element by element.
-void pack_queries(const float* q, std::size_t rows, std::size_t groups, std::size_t head_dim, float factor,
+template <class Element>
+void pack_queries(const Element* q, std::size_t rows, std::size_t groups, std::size_t head_dim, float factor,
                   float* queries) {
   static_assert(kBlockColumns % 8 == 0);
   for (std::size_t r0 = 0; r0 < groups * kBlockColumns; r0 += 8) {
@@ -305,22 +372,170 @@ void pack_queries(const float* q, std::size_t rows, std::size_t groups, std::siz
 #endif
     for (std::size_t x = 0; x < 8; ++x)
       for (std::size_t e = d; e < head_dim; ++e)
-        packed[e * kBlockColumns + x] = r0 + x < rows ? q[(r0 + x) * head_dim + e] * factor : 0.0f;
+        packed[e * kBlockColumns + x] = r0 + x < rows ? widen(q[(r0 + x) * head_dim + e]) * factor : 0.0f;
   }
 }
 
-// Prefetches into L2 the first `floats` floats of `rows` rows `stride` floats apart.
-void prefetch_rows(const float* first, std::size_t rows, std::size_t stride, std::size_t floats) {
+// Prefetches into L2 the first `elements` elements of `rows` rows `stride` elements apart.
+template <class Element>
+void prefetch_rows(const Element* first, std::size_t rows, std::size_t stride, std::size_t elements) {
+  constexpr std::size_t kLine = 64 / sizeof(Element);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t f = 0; f < floats; f += 16) __builtin_prefetch(first + r * stride + f, 0, 2);
+    for (std::size_t e = 0; e < elements; e += kLine) __builtin_prefetch(first + r * stride + e, 0, 2);
 }
 
-void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scratch) {
+// Rows [0, rows) of `columns` bfloat16 values, `from_stride` apart, as floats in rows `to_stride`
+// apart, zero from `columns` to `to_stride`.
+inline void widen_rows(const bfloat16* from, std::size_t rows, std::size_t columns, std::size_t from_stride, float* to,
+                std::size_t to_stride) {
+  for (std::size_t r = 0; r < rows; ++r, from += from_stride, to += to_stride) {
+    for (std::size_t c = 0; c < columns; ++c) to[c] = to_float(from[c]);
+    for (std::size_t c = columns; c < to_stride; ++c) to[c] = 0.0f;
+  }
+}
+
+#if defined(__AVX512BF16__)
+// A pair of bfloat16 as one 32-bit word, the first in the low half: the operand element of
+// vdpbf16ps, which adds a[2i] * b[2i] + a[2i + 1] * b[2i + 1] to float lane i.
+using Pair = std::uint32_t;
+
+[[gnu::always_inline]] inline Pair load_pair(const bfloat16* p) {
+  Pair pair;
+  __builtin_memcpy(&pair, p, sizeof pair);
+  return pair;
+}
+
+// Index vector of vpermw that interleaves a vector's two halves of 16 words: a[c], a[16 + c].
+[[gnu::always_inline]] inline __m512i interleave_halves() {
+  alignas(64) static constexpr std::uint16_t kIndex[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,
+                                                           21, 6, 22, 7, 23, 8,  24, 9,  25, 10, 26,
+                                                           11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  return _mm512_load_si512(kIndex);
+}
+
+// The query tile packed as pairs of head dimensions: queries[(g * head_pairs + p) * kBlockColumns
+// + x] = (q[g * kBlockColumns + x][2p], q[..][2p + 1]); zeros past `rows`, and in the high half
+// of the last pair when head_dim is odd. Unscaled: score_pairs scales the float scores.
+void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, std::size_t head_dim, Pair* queries) {
+  const std::size_t head_pairs = (head_dim + 1) / 2;
+  for (std::size_t r = 0; r < groups * kBlockColumns; ++r) {
+    Pair* const packed = queries + (r / kBlockColumns) * head_pairs * kBlockColumns + r % kBlockColumns;
+    const bfloat16* const row = q + r * head_dim;
+    for (std::size_t p = 0; p < head_dim / 2; ++p) packed[p * kBlockColumns] = r < rows ? load_pair(row + 2 * p) : 0;
+    if (head_dim % 2 != 0) packed[(head_pairs - 1) * kBlockColumns] = r < rows ? row[head_dim - 1].bits : 0;
+  }
+}
+
+// score_block on bfloat16 pairs: scores[i][x] = factor * keys[i] . query x of `queries`, a group
+// packed by pack_query_pairs.
+[[gnu::always_inline]] inline void score_pairs(const bfloat16* const (&keys)[kBlockRows], const Pair* queries,
+                                               std::size_t head_dim, float factor, float* scores) {
+  __m512 acc[kBlockRows][kBlockVectors];
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kBlockRows; ++i)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = _mm512_setzero_ps();
+  const auto add = [&](const Pair* pairs, const auto& key_pair) {
+    __m512bh q[kBlockVectors];
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x) q[x] = (__m512bh)_mm512_load_si512(pairs + x * kWidth);
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < kBlockRows; ++i) {
+      const auto k = (__m512bh)_mm512_set1_epi32(static_cast<int>(key_pair(i)));
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = _mm512_dpbf16_ps(acc[i][x], k, q[x]);
+    }
+  };
+  std::size_t d = 0;
+#pragma GCC unroll 2
+  for (; d + 2 <= head_dim; d += 2, queries += kBlockColumns)
+    add(queries, [&](std::size_t i) { return load_pair(keys[i] + d); });
+  // An odd head_dim's last element, its pair's high half zero (as the queries' is): nothing is
+  // read past a key row.
+  if (d < head_dim) add(queries, [&](std::size_t i) { return Pair{keys[i][d].bits}; });
+  const __m512 factors = _mm512_set1_ps(factor);
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kBlockRows; ++i)
+#pragma GCC unroll 4
+    for (std::size_t x = 0; x < kBlockVectors; ++x)
+      _mm512_store_ps(scores + i * kQueryTile + x * kWidth, _mm512_mul_ps(acc[i][x], factors));
+}
+
+// The weights of kWidth rows (columns of the score rows, kQueryTile apart) over keys [0, keys),
+// rounded to bfloat16 and packed as pairs of keys: pairs[(j / 2) * kQueryTile + r] = (weight j,
+// weight j + 1) of row r, the last one's high half zero when `keys` is odd.
+void pack_weight_pairs(const float* weights, std::size_t keys, Pair* pairs) {
+  const __m512i interleave = interleave_halves();
+  for (std::size_t j = 0; j < keys; j += 2, weights += 2 * kQueryTile, pairs += kQueryTile) {
+    const __m512 first = _mm512_load_ps(weights);
+    const __m512 second = j + 1 < keys ? _mm512_load_ps(weights + kQueryTile) : _mm512_setzero_ps();
+    // vcvtne2ps2bf16 rounds to nearest even (flushing subnormal weights to zero): `first` in the
+    // low 16 words, `second` in the high ones, which the interleave pairs lane by lane.
+    const __m512i halves = (__m512i)_mm512_cvtne2ps_pbh(second, first);
+    _mm512_store_si512(pairs, _mm512_permutexvar_epi16(interleave, halves));
+  }
+}
+
+// A key tile of V (`keys` rows of value_dim) packed as pairs of keys: pairs[(j / 2) * columns +
+// c] = (v[j][c], v[j + 1][c]), zero past value_dim (to `columns`, a multiple of kWidth) and in the
+// high halves of the last pair when `keys` is odd.
+void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t value_dim, std::size_t columns,
+                      Pair* pairs) {
+  const __m512i interleave = interleave_halves();
+  for (std::size_t j = 0; j < keys; j += 2, values += 2 * value_dim, pairs += columns) {
+    for (std::size_t c = 0; c < columns; c += kWidth) {
+      const __mmask16 present = value_dim - c >= kWidth ? __mmask16(0xffff) : __mmask16((1u << (value_dim - c)) - 1);
+      const __m256i first = _mm256_maskz_loadu_epi16(present, values + c);
+      const __m256i second = j + 1 < keys ? _mm256_maskz_loadu_epi16(present, values + value_dim + c)
+                                          : _mm256_setzero_si256();
+      const __m512i halves = _mm512_inserti64x4(_mm512_castsi256_si512(first), second, 1);
+      _mm512_store_si512(pairs + c, _mm512_permutexvar_epi16(interleave, halves));
+    }
+  }
+}
+
+// accumulate_into with bfloat16 pair products: the sums over j < keys of weight j of row r times
+// value row j, from weights packed by pack_weight_pairs (rows kQueryTile apart) and values by
+// pack_value_pairs (`value_stride` words apart). For an odd `keys`, the last pair's second key
+// is dropped from the values: its weights belong to rows that do not see it, and are zero, but a
+// non-finite value times zero would not be.
+template <std::size_t Vectors, class Output>
+void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values, std::size_t value_stride,
+                      float* outputs, std::size_t output_stride, const float* rescale, bool first_tile,
+                      Output* finished, const Finish& finish) {
+  const auto add_products = [&](Floats(&acc)[kBlockRows][Vectors]) {
+    const auto add = [&](bool first_key_only) {
+      __m512bh v[Vectors];
+#pragma GCC unroll 4
+      for (std::size_t x = 0; x < Vectors; ++x) {
+        const __m512i pairs = _mm512_load_si512(values + x * kWidth);
+        v[x] = (__m512bh)(first_key_only ? _mm512_maskz_mov_epi16(0x55555555, pairs) : pairs);
+      }
+#pragma GCC unroll 16
+      for (std::size_t r = 0; r < kBlockRows; ++r) {
+        const auto w = (__m512bh)_mm512_set1_epi32(static_cast<int>(weights[r]));
+#pragma GCC unroll 4
+        for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = _mm512_dpbf16_ps(acc[r][x], w, v[x]);
+      }
+    };
+    std::size_t j = 0;
+#pragma GCC unroll 2
+    for (; j + 2 <= keys; j += 2, weights += kQueryTile, values += value_stride) add(false);
+    if (j < keys) add(true);
+  };
+  accumulate_into<Vectors, Output>(add_products, outputs, output_stride, rescale, first_tile, finished, finish);
+}
+#endif
+
+template <Products P>
+void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::size_t tile, float* scratch) {
+  using Element = ElementOf<P>;
+  constexpr bool kFloats = P == Products::floats, kWidened = P == Products::widened_bfloat16;
   const AttentionShape& s = call.shape;
-  const Layout l = layout_of(s);
+  const Layout l = layout_of<P>(s);
   const std::size_t kv = (bh / s.heads) * s.kv_heads + (bh % s.heads) / (s.heads / s.kv_heads);
-  const float* const k = call.k + kv * s.seq_k * s.head_dim;
-  const float* const v = call.v + kv * s.seq_k * s.value_dim;
+  const Element* const k = call.k + kv * s.seq_k * s.head_dim;
+  const Element* const v = call.v + kv * s.seq_k * s.value_dim;
 
   const std::size_t first_query = tile * kQueryTile;
   const std::size_t rows = smaller(kQueryTile, s.seq_q - first_query);
@@ -342,12 +557,27 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
   float* const rescale = scratch + l.rescale;
   float* const zero_key = scratch + l.zero_key;
   float* const value_tail = scratch + l.value_tail;
+  float* const key_tile = scratch + l.key_tile;
+  float* const value_tile = scratch + l.value_tile;
 
-  pack_queries(call.q + (bh * s.seq_q + first_query) * s.head_dim, rows, groups, s.head_dim, call.query_factor,
-               queries);
+  const Element* const q = call.q + (bh * s.seq_q + first_query) * s.head_dim;
   // P V of the last block may read weight columns past the last group, which no score fills.
-  for (std::size_t j = 0; j < kKeyTile; ++j)
-    for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
+#if defined(__AVX512BF16__)
+  Pair* const query_pairs = reinterpret_cast<Pair*>(queries);
+  Pair* const weight_pairs = reinterpret_cast<Pair*>(scratch + l.weight_pairs);
+  Pair* const value_pairs = reinterpret_cast<Pair*>(value_tile);
+  const std::size_t head_pairs = (s.head_dim + 1) / 2;
+  if constexpr (P == Products::bfloat16_pairs) {
+    pack_query_pairs(q, rows, groups, s.head_dim, query_pairs);
+    for (std::size_t j = 0; j < kKeyTile / 2; ++j)
+      for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) weight_pairs[j * kQueryTile + r] = 0;
+  } else
+#endif
+  {
+    pack_queries(q, rows, groups, s.head_dim, call.query_factor, queries);
+    for (std::size_t j = 0; j < kKeyTile; ++j)
+      for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
+  }
   for (std::size_t r = 0; r < kQueryTile; ++r) {
     row_max[r] = kMinusInfinity;
     row_sum[r] = 0.0f;
@@ -355,7 +585,7 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
   }
   for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
 
-  float* const out = call.out + (bh * s.seq_q + first_query) * s.value_dim;
+  Element* const out = call.out + (bh * s.seq_q + first_query) * s.value_dim;
   const std::size_t whole_columns = s.value_dim / kWidth * kWidth;
   const std::size_t tile_keys_end = keys_end_of_row(rows - 1);
   for (std::size_t key0 = 0; key0 < tile_keys_end; key0 += kKeyTile) {
@@ -374,16 +604,27 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
       return keys_until_row(round_up((g + 1) * kBlockColumns, kBlockRows) - 1);
     };
 
+    if constexpr (kWidened) widen_rows(k + key0 * s.head_dim, tile_keys, s.head_dim, s.head_dim, key_tile, s.head_dim);
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t keys = group_keys(g);
       for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
-        const float* block[kBlockRows];
+        // Rows of the key block: K's own (or their widened copies); zeros past seq_k.
+        const std::conditional_t<kWidened, float, Element>* block[kBlockRows];
         for (std::size_t i = 0; i < kBlockRows; ++i) {
           const std::size_t key = key0 + j0 + i;
-          block[i] = key < s.seq_k ? k + key * s.head_dim : zero_key;
+          if constexpr (kWidened)
+            block[i] = key < s.seq_k ? key_tile + (j0 + i) * s.head_dim : zero_key;
+          else
+            block[i] = key < s.seq_k ? k + key * s.head_dim : reinterpret_cast<const Element*>(zero_key);
         }
-        score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
-                    scores + j0 * kQueryTile + g * kBlockColumns);
+#if defined(__AVX512BF16__)
+        if constexpr (P == Products::bfloat16_pairs)
+          score_pairs(block, query_pairs + g * head_pairs * kBlockColumns, s.head_dim, call.query_factor,
+                      scores + j0 * kQueryTile + g * kBlockColumns);
+        else
+#endif
+          score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
+                      scores + j0 * kQueryTile + g * kBlockColumns);
         if (g == 0 && j0 < prefetched_keys)
           prefetch_rows(k + (next_key0 + j0) * s.head_dim, smaller(kBlockRows, prefetched_keys - j0), s.head_dim,
                         s.head_dim);
@@ -418,6 +659,9 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
           }
         }
         update_softmax(scores + r0, keys, row_max + r0, row_sum + r0, rescale + r0);
+#if defined(__AVX512BF16__)
+        if constexpr (P == Products::bfloat16_pairs) pack_weight_pairs(scores + r0, keys, weight_pairs + r0);
+#endif
       }
     }
 
@@ -425,15 +669,22 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
     // single vectors, then the columns past the last whole vector, copied with zeros after them so
     // that no load runs past a row. A block's weights then stay in L1 across the slices, and the
     // tile of V across the blocks. The next tile of V is prefetched a few rows per block.
-    const float* const tile_values = v + key0 * s.value_dim;
+    const Element* const tile_values = v + key0 * s.value_dim;
     const bool first_tile = key0 == 0;
-    if (whole_columns < s.value_dim) {
-      for (std::size_t j = 0; j < tile_keys; ++j)
-        for (std::size_t x = 0; x < kWidth; ++x)
-          value_tail[j * kWidth + x] =
-              whole_columns + x < s.value_dim ? tile_values[j * s.value_dim + whole_columns + x] : 0.0f;
+    if constexpr (kWidened)
+      widen_rows(tile_values, tile_keys, s.value_dim, s.value_dim, value_tile, l.value_columns);
+#if defined(__AVX512BF16__)
+    if constexpr (P == Products::bfloat16_pairs)
+      pack_value_pairs(tile_values, tile_keys, s.value_dim, l.value_columns, value_pairs);
+#endif
+    if constexpr (kFloats) {
+      if (whole_columns < s.value_dim)
+        for (std::size_t j = 0; j < tile_keys; ++j)
+          for (std::size_t x = 0; x < kWidth; ++x)
+            value_tail[j * kWidth + x] =
+                whole_columns + x < s.value_dim ? tile_values[j * s.value_dim + whole_columns + x] : 0.0f;
     }
-    const float* const next_values = prefetched_keys > 0 ? v + next_key0 * s.value_dim : v;
+    const Element* const next_values = prefetched_keys > 0 ? v + next_key0 * s.value_dim : v;
     const std::size_t prefetched_per_block = (prefetched_keys + blocks - 1) / blocks;
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t r0 = b * kBlockRows;
@@ -454,27 +705,53 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
         for (std::size_t r = 0; r < kBlockRows; ++r)
           inverse[r] = row_sum[r0 + r] == 0.0f ? 0.0f : 1.0f / row_sum[r0 + r];
       const Finish finish{.factors = inverse, .stride = s.value_dim, .rows = smaller(kBlockRows, rows - r0)};
-      float* const block_out = out + r0 * s.value_dim;
+      Element* const block_out = out + r0 * s.value_dim;
       float* const block_outputs = outputs + r0 * l.value_columns;
-      std::size_t column = 0;
-      for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
-        accumulate_block<kBlockVectors>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
-                                        l.value_columns, rescale + r0, first_tile,
-                                        last_tile ? block_out + column : nullptr, finish);
-      for (; column < whole_columns; column += kWidth)
-        accumulate_block<1>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
-                            l.value_columns, rescale + r0, first_tile, last_tile ? block_out + column : nullptr,
-                            finish);
-      if (column < s.value_dim) {
-        // The partial vector is finished into whole vectors here, whose first columns go out.
-        alignas(64) float tail[kBlockRows * kWidth];
-        accumulate_block<1>(scores + r0, keys, value_tail, kWidth, block_outputs + column, l.value_columns,
-                            rescale + r0, first_tile, last_tile ? tail : nullptr,
-                            Finish{.factors = inverse, .stride = kWidth, .rows = finish.rows});
-        if (last_tile)
-          for (std::size_t r = 0; r < finish.rows; ++r)
-            for (std::size_t c = column; c < s.value_dim; ++c)
-              block_out[r * s.value_dim + c] = tail[r * kWidth + c - column];
+      if constexpr (!kFloats) {
+        // Whole vectors over the padded columns of the tile's copy; the last columns out.
+        const auto finish_columns = [&](std::size_t column) {
+          Finish columns = finish;
+          columns.columns = s.value_dim - column;
+          return columns;
+        };
+        const auto accumulate = [&]<std::size_t Vectors>(std::size_t column) {
+          Element* const finished = last_tile ? block_out + column : nullptr;
+#if defined(__AVX512BF16__)
+          if constexpr (P == Products::bfloat16_pairs)
+            accumulate_pairs<Vectors, Element>(weight_pairs + r0, keys, value_pairs + column, l.value_columns,
+                                      block_outputs + column, l.value_columns, rescale + r0, first_tile, finished,
+                                      finish_columns(column));
+          else
+#endif
+            accumulate_block<Vectors, Element>(scores + r0, keys, value_tile + column, l.value_columns,
+                                      block_outputs + column, l.value_columns, rescale + r0, first_tile, finished,
+                                      finish_columns(column));
+        };
+        std::size_t column = 0;
+        for (; column + kBlockColumns <= l.value_columns; column += kBlockColumns)
+          accumulate.template operator()<kBlockVectors>(column);
+        for (; column < l.value_columns; column += kWidth) accumulate.template operator()<1>(column);
+      } else {
+        std::size_t column = 0;
+        for (; column + kBlockColumns <= whole_columns; column += kBlockColumns)
+          accumulate_block<kBlockVectors>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
+                                          l.value_columns, rescale + r0, first_tile,
+                                          last_tile ? block_out + column : nullptr, finish);
+        for (; column < whole_columns; column += kWidth)
+          accumulate_block<1>(scores + r0, keys, tile_values + column, s.value_dim, block_outputs + column,
+                              l.value_columns, rescale + r0, first_tile, last_tile ? block_out + column : nullptr,
+                              finish);
+        if (column < s.value_dim) {
+          // The partial vector is finished into whole vectors here, whose first columns go out.
+          alignas(64) float tail[kBlockRows * kWidth];
+          accumulate_block<1>(scores + r0, keys, value_tail, kWidth, block_outputs + column, l.value_columns,
+                              rescale + r0, first_tile, last_tile ? tail : nullptr,
+                              Finish{.factors = inverse, .stride = kWidth, .rows = finish.rows});
+          if (last_tile)
+            for (std::size_t r = 0; r < finish.rows; ++r)
+              for (std::size_t c = column; c < s.value_dim; ++c)
+                block_out[r * s.value_dim + c] = tail[r * kWidth + c - column];
+        }
       }
     }
   }
@@ -484,17 +761,29 @@ void attend(const FlashCall& call, std::size_t bh, std::size_t tile, float* scra
     const std::size_t r0 = b * kBlockRows;
     if (keys_end_of_block(b) != 0) continue;
     for (std::size_t r = r0; r < smaller(r0 + kBlockRows, rows); ++r)
-      for (std::size_t c = 0; c < s.value_dim; ++c) out[r * s.value_dim + c] = 0.0f;
+      for (std::size_t c = 0; c < s.value_dim; ++c) out[r * s.value_dim + c] = Element{};
   }
 }
 
 }  // namespace
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
 
+#if defined(__AVX512BF16__)
+namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
+
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::bfloat16_pairs>,
+                                            attend<Products::bfloat16_pairs>};
+
+}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
+#else
 #include "decode_kernel.inl"
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
-const FlashKernels kFlashKernels = {kQueryTile, thread_floats, attend, kDecodeTaskRows, decode_thread_floats, decode};
+const FlashKernels kFlashKernels = {kQueryTile,      thread_floats<Products::floats>, attend<Products::floats>,
+                                    kDecodeTaskRows, decode_thread_floats,            decode};
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::widened_bfloat16>,
+                                            attend<Products::widened_bfloat16>};
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
+#endif

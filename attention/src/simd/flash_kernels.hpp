@@ -4,24 +4,30 @@
 #include <span>
 
 #include "attention/attention_problem.hpp"
-#include "isa/isa.hpp"
+#include "attention/bfloat16.hpp"
 #include "attention/visible_keys.hpp"
+#include "isa/isa.hpp"
 
 namespace attention::simd {
 
 // One flash call as the per-ISA kernels see it: plain pointers, no std::span or std::optional,
 // whose inline members would be shared with code compiled for other ISAs (see flash_kernel.inl).
-struct FlashCall {
+// Q, K, V and O hold Element (float or bfloat16); the mask is float32 either way.
+template <class Element>
+struct ElementFlashCall {
   AttentionShape shape;
-  const float* q;
-  const float* k;
-  const float* v;
+  const Element* q;
+  const Element* k;
+  const Element* v;
   const float* mask;  // [seq_q, seq_k], or nullptr for none
-  float* out;
+  Element* out;
   KeyWindow window;
   // scale * log2(e): the kernels compute scores in base 2 and exponentiate with exp2.
   float query_factor;
 };
+
+using FlashCall = ElementFlashCall<float>;
+using Bf16FlashCall = ElementFlashCall<bfloat16>;
 
 // One task of Flash-Decoding (decode_sdpa.cpp): rows [first_row, first_row + rows) of a group,
 // the query rows that share key/value head kv of batch b (group = b * kv_heads + kv; row
@@ -59,25 +65,47 @@ struct FlashKernels {
   void (*decode)(const FlashCall& call, const DecodeTask& task, float* scratch);
 };
 
-// Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone.
+// The bfloat16 flash kernels of one instruction set: as FlashKernels' flash members, on bfloat16
+// inputs and outputs (no decode task yet).
+struct Bf16FlashKernels {
+  std::size_t query_tile_rows;
+  std::size_t (*thread_floats)(const AttentionShape& shape);
+  void (*attend)(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, float* scratch);
+};
+
+// Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone: the float
+// kernels for avx512f, avx2 and sse2; the bfloat16 ones for those (products in float32 on
+// bfloat16 widened a tile at a time) and for avx512bf16 (products of bfloat16 pairs).
+namespace avx512bf16 {
+extern const Bf16FlashKernels kBf16FlashKernels;
+}
 namespace avx512f {
 extern const FlashKernels kFlashKernels;
+extern const Bf16FlashKernels kBf16FlashKernels;
 }
 namespace avx2 {
 extern const FlashKernels kFlashKernels;
+extern const Bf16FlashKernels kBf16FlashKernels;
 }
 namespace sse2 {
 extern const FlashKernels kFlashKernels;
+extern const Bf16FlashKernels kBf16FlashKernels;
 }
 
-struct FlashIsa {
+template <class Kernels>
+struct IsaKernels {
   isa::Isa isa;
-  const FlashKernels* kernels;
+  const Kernels* kernels;
 };
+using FlashIsa = IsaKernels<FlashKernels>;
+using Bf16FlashIsa = IsaKernels<Bf16FlashKernels>;
 
 // Every compiled instruction set, widest first: avx512f, avx2 (with FMA), sse2 (the x86-64 baseline).
 std::span<const FlashIsa> all_flash_isas();
 // The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const FlashIsa& best_flash_isa();
+// The same for the bfloat16 kernels: avx512bf16, avx512f, avx2, sse2.
+std::span<const Bf16FlashIsa> all_bf16_flash_isas();
+const Bf16FlashIsa& best_bf16_flash_isa();
 
 }  // namespace attention::simd

@@ -14,13 +14,14 @@ namespace isa {
 // Narrowest first; each level includes every feature of the ones before it, so "at most X" is
 // a comparison. The features of a level are exactly what tokbench_compile_for_isa lets the
 // compiler use for it:
-//   sse2      the x86-64 baseline
-//   avx2      AVX, AVX2, FMA3, BMI1, BMI2, LZCNT and POPCNT
-//   avx512f   avx2 and AVX-512F
-//   avx512bw  avx512f and AVX-512CD, DQ, BW and VL
-enum class Isa { sse2, avx2, avx512f, avx512bw };
+//   sse2        the x86-64 baseline
+//   avx2        AVX, AVX2, FMA3, BMI1, BMI2, LZCNT and POPCNT
+//   avx512f     avx2 and AVX-512F
+//   avx512bw    avx512f and AVX-512CD, DQ, BW and VL
+//   avx512bf16  avx512bw and AVX512-BF16 (Zen 4, Sapphire Rapids and later)
+enum class Isa { sse2, avx2, avx512f, avx512bw, avx512bf16 };
 
-inline constexpr Isa kAllIsas[] = {Isa::sse2, Isa::avx2, Isa::avx512f, Isa::avx512bw};
+inline constexpr Isa kAllIsas[] = {Isa::sse2, Isa::avx2, Isa::avx512f, Isa::avx512bw, Isa::avx512bf16};
 
 std::string_view name(Isa isa);
 // The Isa of that name, or nothing.
@@ -29,9 +30,9 @@ std::optional<Isa> parse(std::string_view name);
 // Whether this CPU has every feature of `isa` and the OS saves the registers it uses (XCR0).
 bool cpu_supports(Isa isa);
 
-// The widest ISA a kernel may use: TOKBENCH_MAX_ISA (sse2, avx2, avx512f or avx512bw) when set,
-// so that a user or the instruction-count gate can pin the kernels of every component whatever
-// the CPU; else avx512bw, no cap. Read once; an unknown value throws std::invalid_argument.
+// The widest ISA a kernel may use: TOKBENCH_MAX_ISA (a level's name) when set, so that a user or
+// the instruction-count gate can pin the kernels of every component whatever the CPU; else
+// avx512bf16, no cap. Read once; an unknown value throws std::invalid_argument.
 Isa max_isa();
 
 // cpu_supports(isa) and isa <= max_isa().

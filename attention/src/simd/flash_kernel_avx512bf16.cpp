@@ -1,0 +1,10 @@
+// The bfloat16 flash kernels compiled for avx512bf16 (see flash_kernel.inl); the float ones of
+// this level are avx512f's.
+#define ATTENTION_SIMD_ARCH xsimd::avx512bw
+#define ATTENTION_SIMD_NAMESPACE avx512bf16
+#define ATTENTION_SIMD_BLOCK_ROWS 12
+#define ATTENTION_SIMD_KEY_TILE 48
+// As in flash_kernel_avx512f.cpp: GCC 12's false positive on the lanes AVX-512 intrinsics leave
+// undefined on purpose.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "flash_kernel.inl"
