@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "attention/implementation_registry.hpp"
@@ -81,10 +82,16 @@ constexpr attention::AttentionShape kCountedSdpaShapes[] = {
 };
 
 // A workload that runs `implementation` on `shape` once an iteration.
-CountedWorkload sdpa_workload(std::string name, const attention::Implementation& implementation,
+template <class Element>
+CountedWorkload sdpa_workload(std::string name, const attention::BasicImplementation<Element>& implementation,
                               attention::AttentionShape shape, attention::CausalAlignment causal) {
   return {std::move(name), 1, [&implementation, shape, causal] {
-            const attention::AttentionProblem problem = sdpa_buffers_for(shape).problem(causal);
+            SdpaBuffers& buffers = sdpa_buffers_for(shape);
+            attention::BasicAttentionProblem<Element> problem;
+            if constexpr (std::is_same_v<Element, attention::bfloat16>)
+              problem = buffers.bf16_problem(causal);
+            else
+              problem = buffers.problem(causal);
             return std::function<void()>([&implementation, problem] {
               implementation.run(problem);
               benchmark::DoNotOptimize(problem.out.data());
@@ -108,6 +115,13 @@ void add_sdpa_workloads(std::vector<CountedWorkload>& out) {
                                   attention::CausalAlignment::bottom_right));
     }
   }
+  // flash_bf16 on the same shapes: under valgrind (avx2 at most) its kernel widens K and V a tile
+  // at a time; the AVX512-BF16 one runs only outside valgrind.
+  const attention::Bf16Implementation& flash_bf16 = *attention::find_cpu_bf16_implementation("flash_bf16");
+  for (const attention::AttentionShape& shape : kCountedSdpaShapes)
+    for (const bool causal : {false, true})
+      out.push_back(sdpa_workload(sdpa_benchmark_name(flash_bf16.name, shape, causal), flash_bf16, shape,
+                                  causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none));
 }
 
 }  // namespace

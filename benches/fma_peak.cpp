@@ -1,5 +1,6 @@
 // calibration/fma_peak: the machine's float32 FMA peak (fma_peak.hpp), the yardstick of the
-// sdpa family's peak_fraction. GFLOPS counts two flops per FMA lane.
+// sdpa family's peak_fraction. GFLOPS counts two flops per FMA lane. calibration/bf16_peak: the
+// bfloat16 one, the yardstick of the bfloat16 implementations.
 #include "fma_peak.hpp"
 
 #include <benchmark/benchmark.h>
@@ -25,6 +26,7 @@ namespace benches {
   std::uint64_t flops_per_round();                      \
   float run_rounds(std::uint64_t rounds, float seed);   \
   }
+BENCHES_DECLARE_FMA_KERNEL(avx512bf16)
 BENCHES_DECLARE_FMA_KERNEL(avx512f)
 BENCHES_DECLARE_FMA_KERNEL(avx2)
 BENCHES_DECLARE_FMA_KERNEL(sse2)
@@ -41,15 +43,23 @@ struct FmaKernel {
   float (*run_rounds)(std::uint64_t rounds, float seed);
 };
 
-// Widest first.
-constexpr FmaKernel kKernels[] = {
+// Widest first. The bfloat16 peak is that of vdpbf16ps where the CPU has AVX512-BF16, else the
+// float one: the bfloat16 kernels then widen to float.
+constexpr FmaKernel kBf16Kernels[] = {
+    {isa::Isa::avx512bf16, fma_peak::avx512bf16::flops_per_round, fma_peak::avx512bf16::run_rounds},
     {isa::Isa::avx512f, fma_peak::avx512f::flops_per_round, fma_peak::avx512f::run_rounds},
     {isa::Isa::avx2, fma_peak::avx2::flops_per_round, fma_peak::avx2::run_rounds},
     {isa::Isa::sse2, fma_peak::sse2::flops_per_round, fma_peak::sse2::run_rounds},
 };
+constexpr std::span<const FmaKernel> kFloatKernels = std::span(kBf16Kernels).subspan(1);
 
 const FmaKernel& best_kernel() {
-  static const FmaKernel& best = isa::widest_usable(std::span<const FmaKernel>(kKernels));
+  static const FmaKernel& best = isa::widest_usable(kFloatKernels);
+  return best;
+}
+
+const FmaKernel& best_bf16_kernel() {
+  static const FmaKernel& best = isa::widest_usable(std::span<const FmaKernel>(kBf16Kernels));
   return best;
 }
 
@@ -77,10 +87,9 @@ void run_on_arena(const FmaKernel& kernel, const Workload& work) {
 // One core's best rate times the arena's threads. A run on one thread does not depend on the OS
 // running the other threads at the same moment, which a run on all of them does: at start-up on
 // a shared VM such runs read far below the calibration benchmark (docs/performance-notes.md).
-double measure_peak_gflops() {
+double measure_peak_gflops(const FmaKernel& kernel) {
   constexpr double kRunSeconds = 0.02;
   constexpr int kRuns = 15;
-  const FmaKernel& kernel = best_kernel();
   const auto seconds_of = [&](std::uint64_t rounds) {
     const auto start = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(kernel.run_rounds(rounds, 1.0f));
@@ -95,8 +104,8 @@ double measure_peak_gflops() {
   return best * static_cast<double>(kernel.flops_per_round()) * arena_threads() * 1e-9;
 }
 
-void fma_peak_benchmark(benchmark::State& state) {
-  const FmaKernel& kernel = best_kernel();
+void fma_peak_benchmark(benchmark::State& state, const FmaKernel* chosen) {
+  const FmaKernel& kernel = *chosen;
   const Workload work;
   for (auto _ : state) run_on_arena(kernel, work);
   state.counters["GFLOPS"] =
@@ -107,14 +116,23 @@ void fma_peak_benchmark(benchmark::State& state) {
 }  // namespace
 
 double fma_peak_gflops() {
-  static const double peak = measure_peak_gflops();
+  static const double peak = measure_peak_gflops(best_kernel());
   return peak;
 }
 
 std::string_view fma_peak_isa() { return isa::name(best_kernel().isa); }
 
+double bf16_peak_gflops() {
+  static const double peak = &best_bf16_kernel() == &best_kernel() ? fma_peak_gflops()
+                                                                    : measure_peak_gflops(best_bf16_kernel());
+  return peak;
+}
+
+std::string_view bf16_peak_isa() { return isa::name(best_bf16_kernel().isa); }
+
 void register_calibration_benchmarks() {
-  register_guarded("calibration/fma_peak", fma_peak_benchmark)->UseRealTime();
+  register_guarded("calibration/fma_peak", fma_peak_benchmark, &best_kernel())->UseRealTime();
+  register_guarded("calibration/bf16_peak", fma_peak_benchmark, &best_bf16_kernel())->UseRealTime();
 }
 
 void add_fma_peak_context() {
@@ -123,6 +141,9 @@ void add_fma_peak_context() {
   benchmark::AddCustomContext("fma_peak_gflops", gflops);
   benchmark::AddCustomContext("fma_peak_isa", std::string(fma_peak_isa()));
   benchmark::AddCustomContext("fma_peak_threads", std::to_string(arena_threads()));
+  std::snprintf(gflops, sizeof gflops, "%.1f", bf16_peak_gflops());
+  benchmark::AddCustomContext("bf16_peak_gflops", gflops);
+  benchmark::AddCustomContext("bf16_peak_isa", std::string(bf16_peak_isa()));
 }
 
 }  // namespace benches

@@ -15,4 +15,11 @@ double fma_peak_gflops();
 // The instruction set of that measurement: "avx512f", "avx2" or "sse2".
 std::string_view fma_peak_isa();
 
+// The bfloat16 peak in GFLOP/s, measured as fma_peak_gflops: chains of vdpbf16ps (two products
+// and two additions per float lane) where the CPU has AVX512-BF16, else the float peak, as the
+// bfloat16 kernels then multiply in float. The yardstick of the bfloat16 SDPA benchmarks.
+double bf16_peak_gflops();
+// "avx512bf16", or fma_peak_isa().
+std::string_view bf16_peak_isa();
+
 }  // namespace benches

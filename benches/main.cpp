@@ -16,10 +16,10 @@ void print_help() {
   std::fputs(
       "\nBenchmark families (see docs/benchmarks.md): *_encoding*/<encoder>, encode_batch/<encoder>,\n"
       "pretokenization/<scanner>, vocabulary_load/<encoding>, decode/long_encoding,\n"
-      "calibration/fma_peak, calibration/memory_bandwidth, calibration/opencl_fma_peak,\n"
-      "calibration/opencl_memory_bandwidth,\n"
+      "calibration/fma_peak, calibration/bf16_peak, calibration/memory_bandwidth,\n"
+      "calibration/opencl_fma_peak, calibration/opencl_memory_bandwidth,\n"
       "sdpa/<implementation>/batch:B/heads:H/seq_q:S/seq_k:S/dim:D/causal:C\n"
-      "(CPU implementations and, with an OpenCL device, opencl_*),\n"
+      "(CPU implementations, float and *_bf16, and, with an OpenCL device, opencl_*),\n"
       "sdpa_decode/<implementation>/batch:B/heads:32/kv_heads:8/seq_q:Q/seq_k:S/dim:128.\n"
       "\nEnvironment:\n"
       "  BENCHES_ERROR_LOG  a file to which every error and warning of the run is appended with\n"

@@ -1,12 +1,15 @@
 // sdpa/<implementation>/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C: forward SDPA on the CPU,
-// one benchmark per supported implementation of attention::cpu_implementations() and shape of
-// sdpa_bench_inputs.hpp: S in {128, 512, 1024, 4096} (`reference` up to 1024), D in {64, 128},
+// one benchmark per supported implementation of attention::cpu_implementations() and
+// cpu_bf16_implementations() (on the same inputs rounded to bfloat16) and shape of
+// sdpa_bench_inputs.hpp: S in {128, 512, 1024, 4096} (the references up to 1024), D in {64, 128},
 // causal 0 (no mask) or 1 (top-left, PyTorch's is_causal), default scale. The implementations
 // run on TBB's threads, so they are timed by the wall clock (Google Benchmark appends /real_time).
-// GFLOPS counts FlashAttention's flops (attention::flash_attention_flops); peak_fraction is GFLOPS over the
-// machine's FMA peak (fma_peak.hpp).
+// GFLOPS counts FlashAttention's flops (attention::flash_attention_flops); peak_fraction is GFLOPS
+// over the machine's FMA peak, or its bfloat16 dot-product peak for bfloat16 (fma_peak.hpp).
 #include <benchmark/benchmark.h>
 
+#include <span>
+#include <type_traits>
 
 #include "attention/implementation_registry.hpp"
 #include "benches.hpp"
@@ -18,33 +21,40 @@ namespace benches {
 
 namespace {
 
-// `reference` materialises the scores and works in double on one thread: at S = 4096 one call
+// The references materialise the scores and work in double on one thread: at S = 4096 one call
 // would take minutes.
 constexpr std::size_t kReferenceMaxSeq = 1024;
 
-void run_sdpa(benchmark::State& state, const attention::Implementation* implementation,
+template <class Element>
+void run_sdpa(benchmark::State& state, const attention::BasicImplementation<Element>* implementation,
               attention::AttentionShape shape, attention::CausalAlignment causal) {
   SdpaBuffers& buffers = sdpa_buffers_for(shape);
-  const attention::AttentionProblem problem = buffers.problem(causal);
+  constexpr bool kBf16 = std::is_same_v<Element, attention::bfloat16>;
+  const attention::BasicAttentionProblem<Element> problem = [&] {
+    if constexpr (kBf16)
+      return buffers.bf16_problem(causal);
+    else
+      return buffers.problem(causal);
+  }();
   for (auto _ : state) {
     implementation->run(problem);
-    benchmark::DoNotOptimize(buffers.out.data());
+    benchmark::DoNotOptimize(problem.out.data());
     benchmark::ClobberMemory();
   }
-  set_sdpa_gflops(state, shape, causal, fma_peak_gflops());
+  set_sdpa_gflops(state, shape, causal, kBf16 ? bf16_peak_gflops() : fma_peak_gflops());
 }
 
-}  // namespace
-
-void register_sdpa_benchmarks() {
-  for (const attention::Implementation& implementation : attention::cpu_implementations()) {
+template <class Element>
+void register_family(std::span<const attention::BasicImplementation<Element>> implementations) {
+  for (const attention::BasicImplementation<Element>& implementation : implementations) {
     if (!implementation.is_supported()) continue;
+    const bool reference = implementation.name.starts_with("reference");
     for (const std::size_t seq : kSdpaSeqLengths) {
-      if (implementation.name == "reference" && seq > kReferenceMaxSeq) continue;
+      if (reference && seq > kReferenceMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
         for (const bool causal : {false, true}) {
-          register_guarded(sdpa_benchmark_name(implementation.name, sdpa_shape(seq, dim), causal), run_sdpa, &implementation,
-                           sdpa_shape(seq, dim),
+          register_guarded(sdpa_benchmark_name(implementation.name, sdpa_shape(seq, dim), causal),
+                           run_sdpa<Element>, &implementation, sdpa_shape(seq, dim),
                            causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none)
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond);
@@ -52,6 +62,13 @@ void register_sdpa_benchmarks() {
       }
     }
   }
+}
+
+}  // namespace
+
+void register_sdpa_benchmarks() {
+  register_family(attention::cpu_implementations());
+  register_family(attention::cpu_bf16_implementations());
 }
 
 }  // namespace benches

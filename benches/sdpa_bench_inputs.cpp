@@ -96,6 +96,27 @@ attention::AttentionProblem SdpaBuffers::problem(attention::CausalAlignment caus
       .shape = shape, .q = q, .k = k, .v = v, .mask = {}, .causal = causal, .scale = std::nullopt, .out = out};
 }
 
+attention::Bf16AttentionProblem SdpaBuffers::bf16_problem(attention::CausalAlignment causal) {
+  if (out_bf16.empty()) {
+    const auto round = [](const std::vector<float>& from, std::vector<attention::bfloat16>& to) {
+      to.resize(from.size());
+      attention::to_bfloat16(from, to);
+    };
+    round(q, q_bf16);
+    round(k, k_bf16);
+    round(v, v_bf16);
+    out_bf16.resize(out.size());
+  }
+  return attention::Bf16AttentionProblem{.shape = shape,
+                                         .q = q_bf16,
+                                         .k = k_bf16,
+                                         .v = v_bf16,
+                                         .mask = {},
+                                         .causal = causal,
+                                         .scale = std::nullopt,
+                                         .out = out_bf16};
+}
+
 SdpaBuffers& sdpa_buffers_for(const attention::AttentionShape& shape) {
   static std::optional<SdpaBuffers> buffers;
   if (!buffers || !same_shape(buffers->shape, shape)) {

@@ -58,12 +58,16 @@ void set_decode_counters(benchmark::State& state, const attention::AttentionShap
 // Q, K and V of one shape, and room for O, all on the host. Values are unit-variance and roughly
 // normal: the sum of four 16-bit uniforms (two per output of std::mt19937, whose sequence the
 // standard fixes, unlike a distribution's), centred and scaled; seeds 1, 2, 3 for Q, K, V.
+// The bfloat16 copies (rounded to nearest) are made on the first call of bf16_problem.
 struct SdpaBuffers {
   attention::AttentionShape shape;
   std::vector<float> q, k, v, out;
+  std::vector<attention::bfloat16> q_bf16 = {}, k_bf16 = {}, v_bf16 = {}, out_bf16 = {};
 
   // The problem over these buffers: no mask, the default scale, output into `out`.
   attention::AttentionProblem problem(attention::CausalAlignment causal);
+  // The same over the bfloat16 copies, output into `out_bf16`.
+  attention::Bf16AttentionProblem bf16_problem(attention::CausalAlignment causal);
 };
 
 // The buffers of `shape`. Google Benchmark calls a benchmark's function once per trial iteration

@@ -53,6 +53,8 @@ const Bf16Implementation* find_cpu_bf16_implementation(std::string_view name) {
   return find_by_name(kBf16Implementations, name);
 }
 
+const Bf16Implementation& default_cpu_bf16_implementation() { return kBf16Implementations[1]; }
+
 const Implementation& default_cpu_implementation() { return kImplementations[1]; }
 
 }  // namespace attention

@@ -17,24 +17,53 @@ namespace {
 using cli_support::ArgumentCursor;
 using cli_support::quoted;
 
-std::string registered_implementation_names() {
+template <class Implementations>
+std::string names_of(const Implementations& implementations) {
   std::string names;
-  for (const Implementation& i : sdpa_implementations()) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  for (const auto& i : implementations) names += (names.empty() ? "" : ", ") + std::string(i.name);
   return names;
+}
+
+std::string registered_implementation_names() {
+  return names_of(sdpa_implementations()) + ", " + names_of(cpu_bf16_implementations());
 }
 
 // The library's default CPU one. OpenCL kernels are chosen by name only: their device is the
 // user's choice (OPENCL_DEVICE).
 const Implementation& default_implementation() { return default_cpu_implementation(); }
+const Bf16Implementation& default_bf16_implementation() { return default_cpu_bf16_implementation(); }
 
-const Implementation* resolve_implementation(std::string_view name) {
-  const Implementation* implementation = find_sdpa_implementation(name);
-  if (!implementation)
-    throw UsageError("unknown implementation " + quoted(name) + " (registered: " + registered_implementation_names() +
-                     ")");
-  if (!implementation->is_supported())
-    throw UsageError("implementation " + quoted(name) + " is not supported on this machine");
-  return implementation;
+// `name` (the default where none is given) among the implementations of `dtype`.
+void resolve_implementation(std::optional<std::string_view> name, CommandLine& command) {
+  const auto unsupported = [](std::string_view n) {
+    return UsageError("implementation " + quoted(n) + " is not supported on this machine");
+  };
+  if (command.dtype == ElementType::float32) {
+    command.implementation = name ? find_sdpa_implementation(*name) : &default_implementation();
+    if (command.implementation != nullptr) {
+      if (!command.implementation->is_supported()) throw unsupported(*name);
+      return;
+    }
+    if (find_cpu_bf16_implementation(*name) != nullptr)
+      throw UsageError("implementation " + quoted(*name) + " computes in bfloat16: add --dtype bf16");
+  } else {
+    command.bf16_implementation = name ? find_cpu_bf16_implementation(*name) : &default_bf16_implementation();
+    if (command.bf16_implementation != nullptr) {
+      if (!command.bf16_implementation->is_supported()) throw unsupported(*name);
+      return;
+    }
+    if (find_sdpa_implementation(*name) != nullptr)
+      throw UsageError("implementation " + quoted(*name) + " computes in float32; with --dtype bf16: " +
+                       names_of(cpu_bf16_implementations()));
+  }
+  throw UsageError("unknown implementation " + quoted(*name) + " (registered: " + registered_implementation_names() +
+                   ")");
+}
+
+ElementType validated_dtype(std::string_view text) {
+  if (text == "float32") return ElementType::float32;
+  if (text == "bf16") return ElementType::bfloat16;
+  throw UsageError("unknown dtype " + quoted(text) + " (expected float32 or bf16)");
 }
 
 CausalAlignment validated_causal(std::string_view text) {
@@ -70,7 +99,8 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
   std::optional<std::string> q, k, v, mask, out;
   std::optional<CausalAlignment> causal;
   std::optional<float> scale;
-  std::optional<const Implementation*> implementation;
+  std::optional<std::string_view> implementation;
+  std::optional<ElementType> dtype;
   ArgumentCursor cursor(args);
   while (!cursor.done()) {
     const std::string_view arg = cursor.advance();
@@ -97,7 +127,9 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
     } else if (arg == "--scale") {
       set_once(scale, validated_scale(cursor.value(arg)), arg);
     } else if (arg == "--impl") {
-      set_once(implementation, resolve_implementation(cursor.value(arg)), arg);
+      set_once(implementation, cursor.value(arg), arg);
+    } else if (arg == "--dtype") {
+      set_once(dtype, validated_dtype(cursor.value(arg)), arg);
     } else if (arg.starts_with("-")) {
       throw UsageError("unknown option " + quoted(arg) + " (see --help)");
     } else {
@@ -118,7 +150,8 @@ CommandLine parse_command_line(std::span<const std::string_view> args) {
   command.mask = mask.value_or("");
   command.causal = causal.value_or(CausalAlignment::none);
   command.scale = scale;
-  command.implementation = implementation.value_or(&default_implementation());
+  command.dtype = dtype.value_or(ElementType::float32);
+  resolve_implementation(implementation, command);
   return command;
 }
 
@@ -126,21 +159,28 @@ std::string implementation_list_text() {
   std::vector<cli_support::ListedEntry> entries;
   for (const Implementation& i : sdpa_implementations())
     entries.push_back({i.name, i.description, i.name == default_implementation().name, i.is_supported()});
+  for (const Bf16Implementation& i : cpu_bf16_implementations())
+    entries.push_back({i.name, i.description, false, i.is_supported()});
   return cli_support::listing_text(entries, " (not supported on this machine)");
 }
 
 std::string usage_text() {
   std::string implementations;
-  for (const Implementation& i : sdpa_implementations())
-    implementations += "                  " + std::string(i.name) +
+  const auto describe = [&](const auto& i) {
+    implementations += "                    " + std::string(i.name) +
                        (i.is_supported() ? "" : " (not supported on this machine)") + ": " + std::string(i.description) +
                        "\n";
+  };
+  implementations += "                  float32:\n";
+  for (const Implementation& i : sdpa_implementations()) describe(i);
+  implementations += "                  bf16:\n";
+  for (const Bf16Implementation& i : cpu_bf16_implementations()) describe(i);
   return "Usage: sdpa --q Q.npy --k K.npy --v V.npy [--mask M.npy] [--causal none|top-left|bottom-right]\n"
-         "            [--scale S] [--impl NAME] --out O.npy\n"
+         "            [--scale S] [--dtype float32|bf16] [--impl NAME] --out O.npy\n"
          "       sdpa --list\n"
          "       sdpa --help\n"
          "\n"
-         "Computes scaled dot-product attention in float32,\n"
+         "Computes scaled dot-product attention in float32 or bfloat16 (--dtype),\n"
          "  O = softmax(scale * Q K^T + mask, restricted by --causal) V,\n"
          "reading its inputs from NumPy .npy files and writing O to one.\n"
          "\n"
@@ -171,11 +211,18 @@ std::string usage_text() {
          "                                  query sees every key (FlashAttention, a KV cache)\n"
          "  --scale S       the factor applied to Q K^T, positive and finite\n"
          "                  (default: 1 / sqrt(head_dim))\n"
-         "  --impl NAME     how O is computed; every implementation agrees with reference\n"
-         "                  within float32 tolerances (default: " +
-         std::string(default_implementation().name) +
-         ", the fastest supported here).\n"
-         "                  Implementations:\n" +
+         "  --dtype TYPE    the element type of Q, K, V and O in the computation (default:\n"
+         "                  float32); the files stay float32. bf16: Q, K and V are rounded to\n"
+         "                  bfloat16 (to nearest, ties to even, as torch's .to(torch.bfloat16)),\n"
+         "                  scores, softmax and sums are float32, O is rounded to bfloat16 and\n"
+         "                  written as float32, so that the file compares with PyTorch's\n"
+         "                  bfloat16 SDPA on the same inputs. The mask stays float32.\n"
+         "  --impl NAME     how O is computed, an implementation of --dtype; every float32\n"
+         "                  one agrees with reference within float32 tolerances, every bf16\n"
+         "                  one with reference_bf16 within bfloat16's (default: " +
+         std::string(default_implementation().name) + ", or " + std::string(default_bf16_implementation().name) +
+         ",\n"
+         "                  the fastest supported here). Implementations:\n" +
          implementations +
          "  --out FILE      where O is written (required); it is replaced only once O is\n"
          "                  computed and written whole, and left as it was on any error;\n"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attention/attention_problem.hpp"
+#include "attention/bfloat16.hpp"
 #include "attention/implementation_registry.hpp"
 #include "gpu/opencl_implementations.hpp"
 #include "attention/npy_file.hpp"
@@ -156,6 +157,28 @@ class SdpaCli : public test::TestDirectory {
     EXPECT_EQ(entries(), before);
   }
 
+  // The output of a bfloat16 implementation on the inputs rounded to bfloat16, widened back.
+  std::vector<float> expected_bf16_output(const Options& options, void (*run)(const Bf16AttentionProblem&)) const {
+    const auto rounded = [](const std::vector<float>& values) {
+      std::vector<bfloat16> narrow(values.size());
+      to_bfloat16(values, narrow);
+      return narrow;
+    };
+    const std::vector<bfloat16> q = rounded(q_), k = rounded(k_), v = rounded(v_);
+    std::vector<bfloat16> out(kShape.out_elements());
+    run({.shape = kShape,
+         .q = q,
+         .k = k,
+         .v = v,
+         .mask = options.mask ? std::span<const float>(mask_) : std::span<const float>(),
+         .causal = options.causal,
+         .scale = options.scale_value(),
+         .out = out});
+    std::vector<float> wide(out.size());
+    to_float(out, wide);
+    return wide;
+  }
+
   std::vector<float> q_, k_, v_, mask_;
 };
 
@@ -185,6 +208,23 @@ TEST_P(SdpaCliOptions, EveryImplementationAgreesWithTheReference) {
   }
 }
 
+TEST_P(SdpaCliOptions, Bf16IsExactlyTheInProcessBf16Implementation) {
+  for (const Bf16Implementation& implementation : cpu_bf16_implementations()) {
+    if (!implementation.is_supported()) continue;
+    SCOPED_TRACE(implementation.name);
+    std::vector<std::string> args = GetParam().args(dir());
+    args.insert(args.end(), {"--dtype", "bf16", "--impl", std::string(implementation.name)});
+    const NpyArray out = output_of(args_with(args));
+    EXPECT_EQ(out.shape, out_shape(kShape));
+    expect_same_bits(expected_bf16_output(GetParam(), implementation.run), out.values);
+  }
+  // Without --impl, the library's default bfloat16 implementation.
+  std::vector<std::string> args = GetParam().args(dir());
+  args.insert(args.end(), {"--dtype=bf16"});
+  expect_same_bits(expected_bf16_output(GetParam(), default_cpu_bf16_implementation().run),
+                   output_of(args_with(args)).values);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cases, SdpaCliOptions,
     ::testing::Values(Options{.name = "Plain"}, Options{.name = "Mask", .mask = true},
@@ -197,10 +237,24 @@ INSTANTIATE_TEST_SUITE_P(
                               .scale = "1.75"}),
     [](const ::testing::TestParamInfo<Options>& info) { return info.param.name; });
 
-// What `sdpa --impl` offers, in --list order: the CPU registry, then the OpenCL kernels.
+// What `sdpa --impl` offers for float32, in --list order: the CPU registry, then the OpenCL kernels.
 std::vector<Implementation> every_implementation() {
   std::vector<Implementation> all(cpu_implementations().begin(), cpu_implementations().end());
   all.insert(all.end(), gpu::opencl_implementations().begin(), gpu::opencl_implementations().end());
+  return all;
+}
+
+// Name, description and support of every line of --list: the float32 implementations, then the
+// bfloat16 ones.
+struct ListedImplementation {
+  std::string_view name, description;
+  bool supported;
+};
+std::vector<ListedImplementation> every_listed_implementation() {
+  std::vector<ListedImplementation> all;
+  for (const Implementation& i : every_implementation()) all.push_back({i.name, i.description, i.is_supported()});
+  for (const Bf16Implementation& i : cpu_bf16_implementations())
+    all.push_back({i.name, i.description, i.is_supported()});
   return all;
 }
 
@@ -276,12 +330,18 @@ TEST_F(SdpaCli, HelpDocumentsEveryOptionShapeAndImplementation) {
   const std::string& help = r.out;
   for (const std::string fact :
        {"Usage: sdpa", "--q FILE", "--k FILE", "--v FILE", "--mask FILE", "--causal KIND", "none", "top-left",
-        "bottom-right", "--scale S", "1 / sqrt(head_dim)", "--impl NAME", "--out FILE", "--list", "-h, --help",
+        "bottom-right", "--scale S", "1 / sqrt(head_dim)", "--dtype TYPE", "float32", "bf16", "ties to even",
+        "--impl NAME", "--out FILE", "--list", "-h, --help",
         "[batch, heads, seq_q, head_dim]", "[batch, kv_heads, seq_k, head_dim]",
         "[batch, kv_heads, seq_k, value_dim]", "[seq_q, seq_k]", "[batch, heads, seq_q, value_dim]", "'<f4'",
         "Exit status: 0 on success, 1 on a runtime error", "2 on a usage error"})
     EXPECT_NE(help.find(fact), std::string::npos) << fact;
   for (const Implementation& implementation : cpu_implementations()) {
+    EXPECT_NE(help.find(std::string(implementation.name) + ": " + std::string(implementation.description)),
+              std::string::npos)
+        << implementation.name;
+  }
+  for (const Bf16Implementation& implementation : cpu_bf16_implementations()) {
     EXPECT_NE(help.find(std::string(implementation.name) + ": " + std::string(implementation.description)),
               std::string::npos)
         << implementation.name;
@@ -303,13 +363,13 @@ TEST_F(SdpaCli, ListShowsEachImplementationOnALineOfItsOwn) {
     lines.push_back(r.out.substr(start, end - start));
     start = end + 1;
   }
-  const std::vector<Implementation> all = every_implementation();
+  const std::vector<ListedImplementation> all = every_listed_implementation();
   ASSERT_EQ(lines.size(), all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
     EXPECT_TRUE(lines[i].starts_with(std::string(all[i].name) + " ")) << lines[i];
     EXPECT_NE(lines[i].find(all[i].description), std::string::npos) << lines[i];
-    EXPECT_EQ(lines[i].ends_with(" (not supported on this machine)"), !all[i].is_supported()) << lines[i];
+    EXPECT_EQ(lines[i].ends_with(" (not supported on this machine)"), !all[i].supported) << lines[i];
   }
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find(" (default)") != std::string::npos; }),
@@ -358,6 +418,13 @@ TEST_F(SdpaCli, UsageErrors) {
       {args_with({"--scale", "0.5x"}), "bad scale '0.5x'"},
       {args_with({"--scale", ""}), "bad scale ''"},
       {args_with({"--impl", "warp"}), "unknown implementation 'warp' (registered: reference, flash"},
+      {args_with({"--impl", "warp"}), "reference_bf16, flash_bf16)"},
+      {args_with({"--dtype", "fp16"}), "unknown dtype 'fp16' (expected float32 or bf16)"},
+      {args_with({"--dtype", "bf16", "--dtype", "bf16"}), "option --dtype given twice"},
+      {args_with({"--impl", "flash_bf16"}), "implementation 'flash_bf16' computes in bfloat16: add --dtype bf16"},
+      {args_with({"--dtype", "bf16", "--impl", "flash"}),
+       "implementation 'flash' computes in float32; with --dtype bf16: reference_bf16, flash_bf16"},
+      {args_with({"--impl", "warp", "--dtype", "bf16"}), "unknown implementation 'warp'"},
   };
   for (const auto& [args, fault] : cases) {
     SCOPED_TRACE(fault);

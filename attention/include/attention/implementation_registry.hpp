@@ -43,6 +43,8 @@ const Implementation& default_cpu_implementation();
 std::span<const Bf16Implementation> cpu_bf16_implementations();
 // nullptr if none has this name.
 const Bf16Implementation* find_cpu_bf16_implementation(std::string_view name);
+// flash_bf16.
+const Bf16Implementation& default_cpu_bf16_implementation();
 
 // Scores materialised, softmax and accumulation in double: the oracle.
 void sdpa_reference(const AttentionProblem& problem);

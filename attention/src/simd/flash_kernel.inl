@@ -500,28 +500,26 @@ void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t valu
 // is dropped from the values: its weights belong to rows that do not see it, and are zero, but a
 // non-finite value times zero would not be.
 template <std::size_t Vectors, class Output>
-void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values, std::size_t value_stride,
+[[gnu::noinline]] void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values, std::size_t value_stride,
                       float* outputs, std::size_t output_stride, const float* rescale, bool first_tile,
                       Output* finished, const Finish& finish) {
   const auto add_products = [&](Floats(&acc)[kBlockRows][Vectors]) {
-    const auto add = [&](bool first_key_only) {
+    // Words whose second key is dropped: all of them in the last pair of an odd `keys`.
+    const __mmask32 last = keys % 2 == 0 ? ~__mmask32(0) : __mmask32(0x55555555);
+    const std::size_t pairs = (keys + 1) / 2;
+    for (std::size_t p = 0; p < pairs; ++p, weights += kQueryTile, values += value_stride) {
+      const __mmask32 present = p + 1 < pairs ? ~__mmask32(0) : last;
       __m512bh v[Vectors];
 #pragma GCC unroll 4
-      for (std::size_t x = 0; x < Vectors; ++x) {
-        const __m512i pairs = _mm512_load_si512(values + x * kWidth);
-        v[x] = (__m512bh)(first_key_only ? _mm512_maskz_mov_epi16(0x55555555, pairs) : pairs);
-      }
+      for (std::size_t x = 0; x < Vectors; ++x)
+        v[x] = (__m512bh)_mm512_maskz_mov_epi16(present, _mm512_load_si512(values + x * kWidth));
 #pragma GCC unroll 16
       for (std::size_t r = 0; r < kBlockRows; ++r) {
         const auto w = (__m512bh)_mm512_set1_epi32(static_cast<int>(weights[r]));
 #pragma GCC unroll 4
         for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = _mm512_dpbf16_ps(acc[r][x], w, v[x]);
       }
-    };
-    std::size_t j = 0;
-#pragma GCC unroll 2
-    for (; j + 2 <= keys; j += 2, weights += kQueryTile, values += value_stride) add(false);
-    if (j < keys) add(true);
+    }
   };
   accumulate_into<Vectors, Output>(add_products, outputs, output_stride, rescale, first_tile, finished, finish);
 }
