@@ -17,7 +17,8 @@ measured on one, as ours are.
 torch (optional: skipped when not installed) runs torch.nn.functional.scaled_dot_product_attention
 in float32 on the CPU with the shapes of our sdpa/<implementation>/... benchmarks, named
 torch/sdpa/batch:4/heads:8/seq_q:S/seq_k:S/dim:D/causal:C/real_time, after its output has been
-compared with a float64 reference on one small shape. Where torch sees a CUDA device, the same
+compared with a float64 reference on one small shape; and in bfloat16 beside our *_bf16
+implementations, as torch_bf16/sdpa/... (checked within bfloat16's tolerances). Where torch sees a CUDA device, the same
 shapes run there too: torch_cuda/sdpa/... (torch's choice of kernel) and torch_cuda_math/sdpa/...
 (its unfused float32 path, TF32 off), beside our sdpa/opencl_* on that GPU. The decode shapes of
 our sdpa_decode/<implementation>/... benchmarks run likewise, as torch/sdpa_decode/batch:B/heads:32/
@@ -194,7 +195,8 @@ def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
 
 def measure_decode(peer, name, family_index, batch, seq_q, seq_k, args):
     """The iteration records of one torch*/sdpa_decode benchmark; raises Skipped."""
-    amounts = {"GFLOPS": decode_flops(batch, seq_q, seq_k) * 1e-9, "GBps": decode_bytes(batch, seq_k) * 1e-9}
+    amounts = {"GFLOPS": decode_flops(batch, seq_q, seq_k) * 1e-9,
+               "GBps": decode_bytes(batch, seq_k, peer.element_bytes) * 1e-9}
     return measure_torch(peer, name, family_index, args, amounts,
                          lambda: (peer.inputs(batch, DECODE_HEADS, seq_q, seq_k, DECODE_DIM, kv_heads=DECODE_KV_HEADS),
                                   peer.decode_attention(seq_q, seq_k)))

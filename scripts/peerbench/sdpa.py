@@ -35,9 +35,10 @@ def decode_flops(batch, seq_q, seq_k):
     return 2 * batch * DECODE_HEADS * 2 * DECODE_DIM * visible
 
 
-def decode_bytes(batch, seq_k):
-    """The bytes of K and V in float32: what a call must read at least once."""
-    return batch * DECODE_KV_HEADS * seq_k * 2 * DECODE_DIM * 4
+def decode_bytes(batch, seq_k, element_bytes=4):
+    """The bytes of K and V (float32 unless ELEMENT_BYTES says otherwise): what a call must read
+    at least once."""
+    return batch * DECODE_KV_HEADS * seq_k * 2 * DECODE_DIM * element_bytes
 
 
 def sdpa_name(seq, dim, causal):
@@ -77,11 +78,16 @@ def reference_sdpa(q, k, v, causal, bottom_right=False):
     return out
 
 
-# The variants of torch's SDPA measured: name -> (device, backend). "default" lets torch choose (on
-# CUDA in float32, the memory-efficient kernel); "math" is its unfused composition of matrix
-# products and softmax, with TF32 off, the plain float32 yardstick on a GPU.
-SDPA_VARIANTS = {"torch": ("cpu", "default"), "torch_cuda": ("cuda", "default"),
-                 "torch_cuda_math": ("cuda", "math")}
+# The variants of torch's SDPA measured: name -> (device, backend, dtype). "default" lets torch
+# choose (on CUDA in float32, the memory-efficient kernel); "math" is its unfused composition of
+# matrix products and softmax, with TF32 off, the plain float32 yardstick on a GPU. torch_bf16
+# stands beside our *_bf16 implementations: Q, K and V in bfloat16 (torch's CPU kernels compute
+# the softmax in float32 and round P and O to bfloat16).
+SDPA_VARIANTS = {"torch": ("cpu", "default", "float32"), "torch_bf16": ("cpu", "default", "bfloat16"),
+                 "torch_cuda": ("cuda", "default", "float32"), "torch_cuda_math": ("cuda", "math", "float32")}
+# The tolerances of the check, per dtype: float32's as our implementations against `reference`
+# (attention/implementation_registry.hpp); bfloat16's the outer bound of PyTorch's own tests.
+CHECK_TOLERANCES = {"float32": (1e-5, 5e-6), "bfloat16": (5e-2, 5e-2)}
 
 
 def import_torch():
@@ -97,14 +103,14 @@ class TorchSdpaPeer:
     CHECK_SHAPE = (1, 2, 3, 5, 4)  # batch, heads, seq_q, seq_k, dim
     # The shape of the check of decoding: grouped heads, bottom-right.
     CHECK_DECODE_SHAPE = (1, 4, 2, 3, 5, 4)  # batch, heads, kv_heads, seq_q, seq_k, dim
-    # As our implementations against `reference` (attention/implementation_registry.hpp).
-    ATOL, RTOL = 1e-5, 5e-6
 
     def __init__(self, threads, name="torch"):
         torch = import_torch()
         torch.set_num_threads(threads)
         self.name = name
-        self.device, self.backend = SDPA_VARIANTS[name]
+        self.device, self.backend, self.dtype_name = SDPA_VARIANTS[name]
+        self.ATOL, self.RTOL = CHECK_TOLERANCES[self.dtype_name]
+        self.element_bytes = 2 if self.dtype_name == "bfloat16" else 4
         self.torch = torch
         self.version = torch.__version__
         self.threads = torch.get_num_threads()
@@ -143,13 +149,17 @@ class TorchSdpaPeer:
         return run
 
     def inputs(self, batch, heads, seq_q, seq_k, dim, seed=1, kv_heads=None):
+        """Q, K and V drawn in float32, then rounded to the variant's dtype."""
         gen = self.torch.Generator().manual_seed(seed)
-        return tuple(self.torch.randn(batch, count, seq, dim, generator=gen, dtype=self.torch.float32).to(self.device)
+        dtype = getattr(self.torch, self.dtype_name)
+        return tuple(self.torch.randn(batch, count, seq, dim, generator=gen, dtype=self.torch.float32)
+                     .to(dtype).to(self.device)
                      for count, seq in ((heads, seq_q), (kv_heads or heads, seq_k), (kv_heads or heads, seq_k)))
 
     def check(self):
-        """None if torch's output equals the float64 reference within ATOL + RTOL * |reference| on
-        CHECK_SHAPE, without and with is_causal; else why not."""
+        """None if torch's output equals the float64 reference (of the inputs as rounded to the
+        variant's dtype) within ATOL + RTOL * |reference| on CHECK_SHAPE, without and with
+        is_causal; else why not."""
         qkv = self.inputs(*self.CHECK_SHAPE)
         batch, heads, kv_heads, seq_q, seq_k, dim = self.CHECK_DECODE_SHAPE
         decode_qkv = self.inputs(batch, heads, seq_q, seq_k, dim, kv_heads=kv_heads)
@@ -158,8 +168,8 @@ class TorchSdpaPeer:
                       {"causal": True, "bottom_right": True}))
         for label, attention, inputs, alignment in cases:
             with self.torch.inference_mode():
-                got = attention(inputs).flatten().cpu().tolist()
-            lists = [t.cpu().tolist() for t in inputs]
+                got = attention(inputs).float().flatten().cpu().tolist()
+            lists = [t.float().cpu().tolist() for t in inputs]
             want = [x for b in reference_sdpa(*lists, **alignment) for h in b for row in h for x in row]
             worst = max(abs(g - w) - self.RTOL * abs(w) for g, w in zip(got, want))
             if worst > self.ATOL:
@@ -169,7 +179,8 @@ class TorchSdpaPeer:
     def describe_check(self):
         batch, heads, seq_q, seq_k, dim = self.CHECK_SHAPE
         _, decode_heads, kv_heads, decode_q, decode_k, _ = self.CHECK_DECODE_SHAPE
-        return (f"{self.name}'s SDPA equals a float64 reference within {self.ATOL} + {self.RTOL} x |value| on "
+        return (f"{self.name}'s SDPA ({self.dtype_name}) equals a float64 reference within {self.ATOL} + "
+                f"{self.RTOL} x |value| on "
                 f"batch {batch}, heads {heads}, seq_q {seq_q}, seq_k {seq_k}, dim {dim}, without and with "
                 f"is_causal (top-left), and with {decode_heads} heads over {kv_heads} (enable_gqa), seq_q "
                 f"{decode_q}, seq_k {decode_k} and a bottom-right mask, as the decode shapes run")

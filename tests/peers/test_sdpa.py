@@ -52,6 +52,7 @@ class SdpaTest(unittest.TestCase):
         # Four queries see 4,093 to 4,096 keys (bottom-right).
         self.assertEqual(decode_flops(1, 4, 4096), 32 * (4093 + 4094 + 4095 + 4096) * 256 * 2)
         self.assertEqual(decode_bytes(1, 4096), 8 * 4096 * 256 * 4)
+        self.assertEqual(decode_bytes(1, 4096, element_bytes=2), 8 * 4096 * 256 * 2)
         self.assertEqual(split_name("sdpa_decode/decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128/real_time",
                                     ["torch"]),
                          ("sdpa_decode/batch:1/heads:32/kv_heads:8/seq_q:1/seq_k:1024/dim:128", "decode"))
@@ -74,11 +75,15 @@ class SdpaTest(unittest.TestCase):
         self.assertAlmostEqual(out[0][1][1][0], 20.0)
 
     def test_variants_run_where_they_say_and_the_gpu_ones_turn_tf32_off(self):
-        self.assertEqual(SDPA_VARIANTS["torch"], ("cpu", "default"))
+        self.assertEqual(SDPA_VARIANTS["torch"], ("cpu", "default", "float32"))
         torch = fake_torch(cuda=True)
         with mock.patch.dict(sys.modules, {"torch": torch}):
             cpu = TorchSdpaPeer(3)
             self.assertEqual((cpu.name, cpu.device), ("torch", "cpu"))
+            self.assertEqual((cpu.ATOL, cpu.RTOL, cpu.element_bytes), (1e-5, 5e-6, 4))
+            bf16 = TorchSdpaPeer(3, "torch_bf16")
+            self.assertEqual((bf16.device, bf16.dtype_name, bf16.element_bytes), ("cpu", "bfloat16", 2))
+            self.assertEqual((bf16.ATOL, bf16.RTOL), (5e-2, 5e-2))
             self.assertTrue(torch.backends.cuda.matmul.allow_tf32)
             math_path = TorchSdpaPeer(3, "torch_cuda_math")
             self.assertEqual((math_path.device, math_path.backend, math_path.gpu), ("cuda", "math", "Test GPU"))

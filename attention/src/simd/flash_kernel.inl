@@ -327,12 +327,9 @@ template <class Step, class Combine>
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
 }
 
-// dst[d][x] (rows dst_stride apart) = factor * src[x][d] (rows src_stride apart) for x, d < 8.
-template <class Element>
-inline void transpose_8x8(const Element* src, std::size_t src_stride, float* dst, std::size_t dst_stride,
-                          __m256 factor) {
-  __m256 rows[8];
-  for (int i = 0; i < 8; ++i) rows[i] = _mm256_mul_ps(load_8(src + i * src_stride), factor);
+// dst[d][x] (rows dst_stride apart) = rows[x][d] for x, d < 8: eight vectors of 32-bit lanes
+// transposed, bit for bit.
+inline void transpose_8x8(const __m256 (&rows)[8], float* dst, std::size_t dst_stride) {
   // Interleave pairs of rows, then pairs of pairs within each 128-bit lane, then swap lanes:
   // after the three steps, vector d holds column d.
   __m256 pairs[8], quads[8];
@@ -350,6 +347,15 @@ inline void transpose_8x8(const Element* src, std::size_t src_stride, float* dst
     _mm256_storeu_ps(dst + i * dst_stride, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x20));
     _mm256_storeu_ps(dst + (i + 4) * dst_stride, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x31));
   }
+}
+
+// dst[d][x] (rows dst_stride apart) = factor * src[x][d] (rows src_stride apart) for x, d < 8.
+template <class Element>
+inline void transpose_8x8(const Element* src, std::size_t src_stride, float* dst, std::size_t dst_stride,
+                          __m256 factor) {
+  __m256 rows[8];
+  for (int i = 0; i < 8; ++i) rows[i] = _mm256_mul_ps(load_8(src + i * src_stride), factor);
+  transpose_8x8(rows, dst, dst_stride);
 }
 #endif
 
@@ -386,8 +392,8 @@ void prefetch_rows(const Element* first, std::size_t rows, std::size_t stride, s
 
 // Rows [0, rows) of `columns` bfloat16 values, `from_stride` apart, as floats in rows `to_stride`
 // apart, zero from `columns` to `to_stride`.
-inline void widen_rows(const bfloat16* from, std::size_t rows, std::size_t columns, std::size_t from_stride, float* to,
-                std::size_t to_stride) {
+inline void widen_rows(const bfloat16* from, std::size_t rows, std::size_t columns, std::size_t from_stride,
+                       float* to, std::size_t to_stride) {
   for (std::size_t r = 0; r < rows; ++r, from += from_stride, to += to_stride) {
     for (std::size_t c = 0; c < columns; ++c) to[c] = to_float(from[c]);
     for (std::size_t c = columns; c < to_stride; ++c) to[c] = 0.0f;
@@ -418,11 +424,25 @@ using Pair = std::uint32_t;
 // of the last pair when head_dim is odd. Unscaled: score_pairs scales the float scores.
 void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, std::size_t head_dim, Pair* queries) {
   const std::size_t head_pairs = (head_dim + 1) / 2;
-  for (std::size_t r = 0; r < groups * kBlockColumns; ++r) {
-    Pair* const packed = queries + (r / kBlockColumns) * head_pairs * kBlockColumns + r % kBlockColumns;
-    const bfloat16* const row = q + r * head_dim;
-    for (std::size_t p = 0; p < head_dim / 2; ++p) packed[p * kBlockColumns] = r < rows ? load_pair(row + 2 * p) : 0;
-    if (head_dim % 2 != 0) packed[(head_pairs - 1) * kBlockColumns] = r < rows ? row[head_dim - 1].bits : 0;
+  for (std::size_t r0 = 0; r0 < groups * kBlockColumns; r0 += 8) {
+    Pair* const packed = queries + (r0 / kBlockColumns) * head_pairs * kBlockColumns + r0 % kBlockColumns;
+    // Whole blocks of 8 rows x 8 pairs are transposed in registers, as words (bit for bit): the
+    // rows' pairs are words where head_dim is even.
+    std::size_t p = 0;
+    if (r0 + 8 <= rows && head_dim % 2 == 0)
+      for (; p + 8 <= head_pairs; p += 8) {
+        __m256 block[8];
+        for (std::size_t x = 0; x < 8; ++x)
+          block[x] = _mm256_loadu_ps(reinterpret_cast<const float*>(q + (r0 + x) * head_dim + 2 * p));
+        transpose_8x8(block, reinterpret_cast<float*>(packed + p * kBlockColumns), kBlockColumns);
+      }
+    for (std::size_t x = 0; x < 8; ++x) {
+      const std::size_t r = r0 + x;
+      const bfloat16* const row = q + r * head_dim;
+      for (std::size_t e = p; e < head_dim / 2; ++e)
+        packed[e * kBlockColumns + x] = r < rows ? load_pair(row + 2 * e) : 0;
+      if (head_dim % 2 != 0) packed[(head_pairs - 1) * kBlockColumns + x] = r < rows ? row[head_dim - 1].bits : 0;
+    }
   }
 }
 
@@ -498,11 +518,13 @@ void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t valu
 // value row j, from weights packed by pack_weight_pairs (rows kQueryTile apart) and values by
 // pack_value_pairs (`value_stride` words apart). For an odd `keys`, the last pair's second key
 // is dropped from the values: its weights belong to rows that do not see it, and are zero, but a
-// non-finite value times zero would not be.
+// non-finite value times zero would not be. Not inlined: inlined into attend, GCC 12 kept the 24
+// accumulators on the stack, a load and a store around every vdpbf16ps.
 template <std::size_t Vectors, class Output>
-[[gnu::noinline]] void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values, std::size_t value_stride,
-                      float* outputs, std::size_t output_stride, const float* rescale, bool first_tile,
-                      Output* finished, const Finish& finish) {
+[[gnu::noinline]] void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values,
+                                        std::size_t value_stride, float* outputs, std::size_t output_stride,
+                                        const float* rescale, bool first_tile, Output* finished,
+                                        const Finish& finish) {
   const auto add_products = [&](Floats(&acc)[kBlockRows][Vectors]) {
     // Words whose second key is dropped: all of them in the last pair of an odd `keys`.
     const __mmask32 last = keys % 2 == 0 ? ~__mmask32(0) : __mmask32(0x55555555);
