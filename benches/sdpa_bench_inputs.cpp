@@ -78,11 +78,11 @@ std::string sdpa_decode_benchmark_name(std::string_view implementation, const at
 }
 
 void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,
-                         double memory_gbps) {
+                         double memory_gbps, std::size_t element_bytes) {
   const double gflop = attention::visible_key_flops(shape, attention::CausalAlignment::bottom_right) * 1e-9;
   const double gigabytes =
       static_cast<double>(shape.batch * shape.kv_heads * shape.seq_k * (shape.head_dim + shape.value_dim)) *
-      sizeof(float) * 1e-9;
+      static_cast<double>(element_bytes) * 1e-9;
   // Rates, so that Google Benchmark divides them all by the same time.
   const auto rate = [](double per_call) { return benchmark::Counter(per_call, benchmark::Counter::kIsIterationInvariantRate); };
   state.counters["GFLOPS"] = rate(gflop);

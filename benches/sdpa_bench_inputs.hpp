@@ -49,11 +49,11 @@ std::string sdpa_decode_benchmark_name(std::string_view implementation, const at
 
 // Sets the counters of a decode benchmark: GFLOPS and peak_fraction as set_sdpa_gflops, but with
 // the flops of exactly the keys each query sees under bottom-right alignment
-// (attention::visible_key_flops); GBps, the bytes of
-// K and V (each read once per call at least) per second; and bandwidth_fraction, GBps over
-// `memory_gbps`, the machine's (or device's) measured bandwidth.
+// (attention::visible_key_flops); GBps, the bytes of K and V (each read once per call at least,
+// `element_bytes` an element) per second; and bandwidth_fraction, GBps over `memory_gbps`, the
+// machine's (or device's) measured bandwidth.
 void set_decode_counters(benchmark::State& state, const attention::AttentionShape& shape, double peak_gflops,
-                         double memory_gbps);
+                         double memory_gbps, std::size_t element_bytes = sizeof(float));
 
 // Q, K and V of one shape, and room for O, all on the host. Values are unit-variance and roughly
 // normal: the sum of four 16-bit uniforms (two per output of std::mt19937, whose sequence the

@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "aligned_floats.hpp"
 #include "attention/implementation_registry.hpp"
@@ -42,6 +43,7 @@ struct DecodePlan {
   std::size_t threads;
 };
 
+template <class Element>
 DecodePlan plan_of(const simd::FlashKernels& kernels, const AttentionShape& s) {
   DecodePlan p{};
   p.threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
@@ -57,7 +59,8 @@ DecodePlan plan_of(const simd::FlashKernels& kernels, const AttentionShape& s) {
   p.value_stride = round_up(s.value_dim, 16);
   p.partial_floats = 2 * round_up(p.block_rows, 16) + p.block_rows * p.value_stride;
   p.tasks = unsplit_tasks * p.splits;
-  p.thread_floats = kernels.decode_thread_floats(s);
+  p.thread_floats = std::is_same_v<Element, float> ? kernels.decode_thread_floats(s)
+                                                   : kernels.decode_bf16_thread_floats(s);
   return p;
 }
 
@@ -66,23 +69,34 @@ std::size_t workspace_floats(const DecodePlan& p) { return p.threads * p.thread_
 }  // namespace
 
 std::size_t decode_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
-  return workspace_floats(plan_of(kernels, shape)) * sizeof(float);
+  return workspace_floats(plan_of<float>(kernels, shape)) * sizeof(float);
+}
+
+std::size_t decode_bf16_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
+  return workspace_floats(plan_of<bfloat16>(kernels, shape)) * sizeof(float);
 }
 
 std::size_t decode_workspace_bytes(const AttentionShape& shape) {
   return decode_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
 }
 
-void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem& problem) {
+std::size_t decode_bf16_workspace_bytes(const AttentionShape& shape) {
+  return decode_bf16_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
+}
+
+namespace {
+
+template <class Element>
+void run_decode(const simd::FlashKernels& kernels, const BasicAttentionProblem<Element>& problem) {
   validate(problem);
   const AttentionShape& s = problem.shape;
-  const DecodePlan p = plan_of(kernels, s);
+  const DecodePlan p = plan_of<Element>(kernels, s);
   // The whole workspace, allocated once: the threads' scratch, then every task's partial result
   // (64-byte aligned: thread_floats and partial_floats are multiples of 16).
   const AlignedFloats workspace(workspace_floats(p));
   float* const partials = workspace.data() + p.threads * p.thread_floats;
 
-  const simd::FlashCall call = flash_call_of(problem);
+  const simd::ElementFlashCall<Element> call = flash_call_of(problem);
   // Visible key counts grow with the query: no row sees a key past the last query's limit.
   const std::size_t keys_end = visible_keys(call.window, s.seq_q - 1);
 
@@ -109,7 +123,12 @@ void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem&
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, p.tasks), [&](const tbb::blocked_range<std::size_t>& range) {
     float* const scratch =
         workspace.data() + static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()) * p.thread_floats;
-    for (std::size_t t = range.begin(); t != range.end(); ++t) kernels.decode(call, task_of(t), scratch);
+    for (std::size_t t = range.begin(); t != range.end(); ++t) {
+      if constexpr (std::is_same_v<Element, float>)
+        kernels.decode(call, task_of(t), scratch);
+      else
+        kernels.decode_bf16(call, task_of(t), scratch);
+    }
   });
 
   // Each row's splits combined: with M the largest of their maxima, the row is
@@ -136,19 +155,38 @@ void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem&
                           sum += task_of(first_task + split).row_sum[rr] * std::exp2(max_of(split) - base);
                         const std::size_t head = group / s.kv_heads * s.heads + group % s.kv_heads * group_heads +
                                                  r / s.seq_q;
-                        float* const out = call.out + (head * s.seq_q + r % s.seq_q) * s.value_dim;
-                        for (std::size_t c = 0; c < s.value_dim; ++c) out[c] = 0.0f;
-                        if (sum == 0.0f) continue;
-                        for (std::size_t split = 0; split < p.splits; ++split) {
+                        float combined[kMaxHeadDim] = {};
+                        for (std::size_t split = 0; split < p.splits && sum != 0.0f; ++split) {
                           const simd::DecodeTask task = task_of(first_task + split);
                           const float factor = std::exp2(max_of(split) - base) / sum;
                           const float* const outputs = task.outputs + rr * p.value_stride;
-                          for (std::size_t c = 0; c < s.value_dim; ++c) out[c] += outputs[c] * factor;
+                          for (std::size_t c = 0; c < s.value_dim; ++c) combined[c] += outputs[c] * factor;
+                        }
+                        Element* const out = call.out + (head * s.seq_q + r % s.seq_q) * s.value_dim;
+                        for (std::size_t c = 0; c < s.value_dim; ++c) {
+                          if constexpr (std::is_same_v<Element, float>)
+                            out[c] = combined[c];
+                          else
+                            out[c] = to_bfloat16(combined[c]);
                         }
                       }
                     });
 }
 
+}  // namespace
+
+void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem& problem) {
+  run_decode(kernels, problem);
+}
+
+void sdpa_decode_with(const simd::FlashKernels& kernels, const Bf16AttentionProblem& problem) {
+  run_decode(kernels, problem);
+}
+
 void sdpa_decode(const AttentionProblem& problem) { sdpa_decode_with(*simd::best_flash_isa().kernels, problem); }
+
+void sdpa_decode_bf16(const Bf16AttentionProblem& problem) {
+  sdpa_decode_with(*simd::best_flash_isa().kernels, problem);
+}
 
 }  // namespace attention

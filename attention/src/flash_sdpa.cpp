@@ -62,6 +62,7 @@ void run_flash(const Kernels& kernels, const BasicAttentionProblem<Element>& pro
 }  // namespace
 
 simd::FlashCall flash_call_of(const AttentionProblem& problem) { return element_call_of(problem); }
+simd::Bf16FlashCall flash_call_of(const Bf16AttentionProblem& problem) { return element_call_of(problem); }
 
 std::size_t flash_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
   return workspace_floats(kernels, shape) * sizeof(float);

@@ -17,5 +17,6 @@ std::size_t flash_workspace_bytes_with(const simd::Bf16FlashKernels& kernels, co
 // The call as the per-ISA kernels see it (flash's and decode's): plain pointers, the key window,
 // scale * log2(e). `problem` must be valid.
 simd::FlashCall flash_call_of(const AttentionProblem& problem);
+simd::Bf16FlashCall flash_call_of(const Bf16AttentionProblem& problem);
 
 }  // namespace attention

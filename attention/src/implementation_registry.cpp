@@ -31,6 +31,10 @@ constexpr Bf16Implementation kBf16Implementations[] = {
      "flash on bfloat16: products of bfloat16 pairs (AVX512-BF16), else of K and V widened to float a tile at a "
      "time (AVX-512F, AVX2+FMA or SSE2); scores, softmax and sums in float",
      always, flash_bf16_workspace_bytes, sdpa_flash_bf16},
+    {"decode_bf16",
+     "decode on bfloat16: K and V widened to float a block of keys at a time, the float kernels' arithmetic "
+     "(decoding is bound by memory: half the bytes of float)",
+     always, decode_bf16_workspace_bytes, sdpa_decode_bf16},
 };
 
 template <class Element, std::size_t N>

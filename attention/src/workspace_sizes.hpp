@@ -12,5 +12,6 @@ std::size_t flash_workspace_bytes(const AttentionShape& shape);
 std::size_t decode_workspace_bytes(const AttentionShape& shape);
 std::size_t reference_bf16_workspace_bytes(const AttentionShape& shape);
 std::size_t flash_bf16_workspace_bytes(const AttentionShape& shape);
+std::size_t decode_bf16_workspace_bytes(const AttentionShape& shape);
 
 }  // namespace attention

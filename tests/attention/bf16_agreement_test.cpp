@@ -1,5 +1,5 @@
 // The bfloat16 type, and every bfloat16 implementation (the registry's, and the bfloat16 flash
-// kernels of every instruction set) on the grid of sdpa_case.cpp with its inputs rounded to
+// and decode kernels of every instruction set) on the grid of sdpa_case.cpp with its inputs rounded to
 // bfloat16. Against the float reference of those same inputs (double inside), each must be as
 // accurate as FlashAttention asks of its kernels: at most twice the largest error of a plain
 // bfloat16 implementation (scores rounded to bfloat16 before the softmax, the weights P before
@@ -23,6 +23,7 @@
 #include "attention/bfloat16.hpp"
 #include "attention/implementation_registry.hpp"
 #include "attention/visible_keys.hpp"
+#include "decode_sdpa.hpp"
 #include "flash_sdpa.hpp"
 #include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
@@ -212,29 +213,35 @@ const Errors& plain_errors(const SdpaCase& c) {
   return it->second;
 }
 
-// One bfloat16 implementation under test: a registry entry, or one ISA's flash kernels.
+// One bfloat16 implementation under test: a registry entry, or one ISA's flash or decode kernels.
 struct Bf16Runner {
   std::string name;
   const Bf16Implementation* implementation = nullptr;
-  const simd::Bf16FlashIsa* kernels = nullptr;
+  const simd::Bf16FlashIsa* flash = nullptr;
+  const simd::FlashIsa* decode = nullptr;
 
   bool runs_here() const {
-    return implementation != nullptr ? implementation->is_supported() : isa::cpu_supports(kernels->isa);
+    if (implementation != nullptr) return implementation->is_supported();
+    return isa::cpu_supports(flash != nullptr ? flash->isa : decode->isa);
   }
   void run(const Bf16AttentionProblem& problem) const {
     if (implementation != nullptr)
       implementation->run(problem);
+    else if (flash != nullptr)
+      sdpa_flash_with(*flash->kernels, problem);
     else
-      sdpa_flash_with(*kernels->kernels, problem);
+      sdpa_decode_with(*decode->kernels, problem);
   }
   friend void PrintTo(const Bf16Runner& r, std::ostream* os) { *os << r.name; }
 };
 
 std::vector<Bf16Runner> runners() {
   std::vector<Bf16Runner> out;
-  for (const Bf16Implementation& i : cpu_bf16_implementations()) out.push_back({std::string(i.name), &i, nullptr});
+  for (const Bf16Implementation& i : cpu_bf16_implementations()) out.push_back({std::string(i.name), &i});
   for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas())
     out.push_back({"flash_bf16_" + std::string(isa::name(entry.isa)), nullptr, &entry});
+  for (const simd::FlashIsa& entry : simd::all_flash_isas())
+    out.push_back({"decode_bf16_" + std::string(isa::name(entry.isa)), nullptr, nullptr, &entry});
   return out;
 }
 
@@ -247,12 +254,15 @@ std::vector<float> output_of(const Bf16Runner& runner, const SdpaCase& c) {
   return wide;
 }
 
-TEST(Bf16Registry, ListsReferenceThenFlash) {
+TEST(Bf16Registry, ListsReferenceThenFlashThenDecode) {
   const auto all = cpu_bf16_implementations();
-  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].name, "reference_bf16");
   EXPECT_EQ(all[1].name, "flash_bf16");
+  EXPECT_EQ(all[2].name, "decode_bf16");
   EXPECT_EQ(find_cpu_bf16_implementation("flash_bf16"), &all[1]);
+  EXPECT_EQ(find_cpu_bf16_implementation("decode_bf16"), &all[2]);
+  EXPECT_EQ(&default_cpu_bf16_implementation(), &all[1]);
   EXPECT_EQ(find_cpu_bf16_implementation("flash"), nullptr);
 }
 

@@ -47,6 +47,26 @@ TEST(WorkspaceBytes, IsWhatEachImplementationAllocates) {
   }
 }
 
+// As bytes_allocated_by, for a bfloat16 implementation.
+std::size_t bf16_bytes_allocated_by(void (*run)(const Bf16AttentionProblem&), const AttentionShape& shape) {
+  std::vector<bfloat16> q(shape.q_elements(), to_bfloat16(0.5f)), k(shape.k_elements(), to_bfloat16(0.25f)),
+      v(shape.v_elements(), to_bfloat16(1.0f)), out(shape.out_elements());
+  const Bf16AttentionProblem problem{shape, q, k, v, {}, CausalAlignment::top_left, {}, out};
+  run(problem);
+  test::start_counting();
+  run(problem);
+  return test::bytes_counted();
+}
+
+TEST(WorkspaceBytes, IsWhatEachBf16ImplementationAllocates) {
+  for (const Bf16Implementation& implementation : cpu_bf16_implementations()) {
+    for (const AttentionShape& shape : kShapes) {
+      EXPECT_EQ(bf16_bytes_allocated_by(implementation.run, shape), implementation.workspace_bytes(shape))
+          << implementation.name << " with seq_q " << shape.seq_q << ", value_dim " << shape.value_dim;
+    }
+  }
+}
+
 const simd::FlashKernels* g_kernels = nullptr;
 void run_with_current_kernels(const AttentionProblem& problem) { sdpa_flash_with(*g_kernels, problem); }
 

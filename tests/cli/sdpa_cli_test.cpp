@@ -418,7 +418,7 @@ TEST_F(SdpaCli, UsageErrors) {
       {args_with({"--scale", "0.5x"}), "bad scale '0.5x'"},
       {args_with({"--scale", ""}), "bad scale ''"},
       {args_with({"--impl", "warp"}), "unknown implementation 'warp' (registered: reference, flash"},
-      {args_with({"--impl", "warp"}), "reference_bf16, flash_bf16)"},
+      {args_with({"--impl", "warp"}), "reference_bf16, flash_bf16, decode_bf16)"},
       {args_with({"--dtype", "fp16"}), "unknown dtype 'fp16' (expected float32 or bf16)"},
       {args_with({"--dtype", "bf16", "--dtype", "bf16"}), "option --dtype given twice"},
       {args_with({"--impl", "flash_bf16"}), "implementation 'flash_bf16' computes in bfloat16: add --dtype bf16"},

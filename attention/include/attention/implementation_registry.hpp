@@ -39,7 +39,7 @@ const Implementation* find_cpu_implementation(std::string_view name);
 // only where a few queries of each key/value head meet many keys).
 const Implementation& default_cpu_implementation();
 
-// Every bfloat16 CPU implementation, simplest first: reference_bf16, flash_bf16.
+// Every bfloat16 CPU implementation, simplest first: reference_bf16, flash_bf16, decode_bf16.
 std::span<const Bf16Implementation> cpu_bf16_implementations();
 // nullptr if none has this name.
 const Bf16Implementation* find_cpu_bf16_implementation(std::string_view name);
@@ -64,5 +64,8 @@ void sdpa_reference_bf16(const Bf16AttentionProblem& problem);
 // before P V where the products are of bfloat16 (AVX512-BF16), else K and V widened to float a
 // tile at a time (AVX-512F, AVX2+FMA, SSE2).
 void sdpa_flash_bf16(const Bf16AttentionProblem& problem);
+// sdpa_decode on bfloat16: the float task on K and V widened a block of keys at a time (decoding
+// streams K and V: half the bytes of float), the output rounded to bfloat16.
+void sdpa_decode_bf16(const Bf16AttentionProblem& problem);
 
 }  // namespace attention

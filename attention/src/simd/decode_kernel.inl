@@ -20,6 +20,8 @@
 //    flash's own register-blocked products (score_block, update_softmax, accumulate_block), the
 //    rows packed as flash packs a query tile (they are contiguous in Q, as a tile's are).
 // Head and value dimensions past their last whole vector are computed element by element.
+// bfloat16 K and V are widened to float a block of keys at a time (the rows the block reads, into
+// scratch) and Q as it is packed; the arithmetic is the float task's, the bytes streamed half.
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
@@ -49,9 +51,12 @@ struct DecodeLayout {
   std::size_t row_sum;
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
   std::size_t zero_key;       // head_dim zeros: the keys of a block past its end
+  std::size_t key_block;      // bfloat16: a block's keys widened, kKeyTile or kDecodeKeyBlock x head_dim
+  std::size_t value_block;    // bfloat16: its values widened, x value_dim
   std::size_t thread_floats;
 };
 
+template <class Element>
 DecodeLayout decode_layout_of(const AttentionShape& s) {
   DecodeLayout l{};
   l.head_columns = round_up(s.head_dim, kAlignFloats);
@@ -70,11 +75,34 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
   l.row_sum = region(kQueryTile);
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
+  const std::size_t block_keys = std::is_same_v<Element, float> ? 0 : larger(kKeyTile, kDecodeKeyBlock);
+  l.key_block = region(block_keys * s.head_dim);
+  l.value_block = region(block_keys * s.value_dim);
   l.thread_floats = at;
   return l;
 }
 
-std::size_t decode_thread_floats(const AttentionShape& shape) { return decode_layout_of(shape).thread_floats; }
+template <class Element>
+std::size_t decode_thread_floats(const AttentionShape& shape) {
+  return decode_layout_of<Element>(shape).thread_floats;
+}
+
+// Rows [key0, key0 + keys) of a task's K and V as floats, head_dim and value_dim apart: in place,
+// or widened into the layout's key and value blocks.
+struct FloatRows {
+  const float* keys;
+  const float* values;
+};
+[[gnu::always_inline]] inline FloatRows float_rows(const float* k, const float* v, std::size_t key0, std::size_t,
+                                                   const AttentionShape& s, float*, float*) {
+  return {k + key0 * s.head_dim, v + key0 * s.value_dim};
+}
+inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t key0, std::size_t keys,
+                            const AttentionShape& s, float* key_block, float* value_block) {
+  widen_rows(k + key0 * s.head_dim, keys, s.head_dim, s.head_dim, key_block, s.head_dim);
+  widen_rows(v + key0 * s.value_dim, keys, s.value_dim, s.value_dim, value_block, s.value_dim);
+  return {key_block, value_block};
+}
 
 // The sum of the lanes of x, without xsimd's hadd, whose AVX-512 one needs AVX512DQ.
 float sum_of_lanes(Floats x) {
@@ -216,13 +244,14 @@ void decode_accumulate_rows(const float* weights, std::size_t keys, const float*
 }
 
 // The task with flash's register blocks (the task's rows at least kBlockColumns).
-void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scratch) {
+template <class Element>
+void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
-  const DecodeLayout l = decode_layout_of(s);
+  const DecodeLayout l = decode_layout_of<Element>(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
   const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
-  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
+  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const outputs = scratch + l.outputs;
@@ -249,6 +278,7 @@ void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scra
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kKeyTile) {
     const std::size_t keys = smaller(kKeyTile, task.key_end - key0);
+    const FloatRows rows = float_rows(k, v, key0, keys, s, scratch + l.key_block, scratch + l.value_block);
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
         // As the few-row path prefetches: kDecodePrefetchKeys ahead, a few rows at a time.
@@ -260,7 +290,7 @@ void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scra
         }
         const float* block[kBlockRows];
         for (std::size_t i = 0; i < kBlockRows; ++i)
-          block[i] = j0 + i < keys ? k + (key0 + j0 + i) * s.head_dim : zero_key;
+          block[i] = j0 + i < keys ? rows.keys + (j0 + i) * s.head_dim : zero_key;
         score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
                     scores + j0 * kQueryTile + g * kBlockColumns);
       }
@@ -278,7 +308,7 @@ void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scra
     }
     for (std::size_t r0 = 0; r0 < groups * kBlockColumns; r0 += kWidth)
       update_softmax(scores + r0, keys, row_max + r0, row_sum + r0, rescale + r0);
-    const float* const values = v + key0 * s.value_dim;
+    const float* const values = rows.values;
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t r0 = b * kBlockRows;
       float* const block_outputs = outputs + r0 * l.value_columns;
@@ -307,14 +337,15 @@ void decode_many_rows(const FlashCall& call, const DecodeTask& task, float* scra
 }
 
 // The task with row-at-a-time dot products (fewer rows than kBlockColumns).
-void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scratch) {
+template <class Element>
+void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
-  const DecodeLayout l = decode_layout_of(s);
+  const DecodeLayout l = decode_layout_of<Element>(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
   const std::size_t batch = task.group / s.kv_heads;
   const std::size_t first_head = batch * s.heads + task.group % s.kv_heads * group_heads;
-  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
+  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const rescale = scratch + l.rescale;
@@ -324,8 +355,8 @@ void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scrat
   const auto head_of = [&](std::size_t r) { return first_head + (task.first_row + r) / s.seq_q; };
 
   for (std::size_t r = 0; r < task.rows; ++r) {
-    const float* const q = call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim;
-    for (std::size_t d = 0; d < s.head_dim; ++d) queries[r * l.head_columns + d] = q[d] * call.query_factor;
+    const Element* const q = call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim;
+    for (std::size_t d = 0; d < s.head_dim; ++d) queries[r * l.head_columns + d] = widen(q[d]) * call.query_factor;
     task.row_max[r] = kMinusInfinity;
     task.row_sum[r] = 0.0f;
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
@@ -334,6 +365,7 @@ void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scrat
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
+    const FloatRows rows = float_rows(k, v, key0, keys, s, scratch + l.key_block, scratch + l.value_block);
     for (std::size_t j0 = 0; j0 < keys; j0 += kWidth) {
       // The keys and values kDecodePrefetchKeys ahead, fetched into L2 a few rows at a time
       // between the blocks of arithmetic: one thread's own loads leave memory idle too often to
@@ -345,7 +377,7 @@ void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scrat
         prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
       }
       const float* block[kWidth];
-      for (std::size_t j = 0; j < kWidth; ++j) block[j] = j0 + j < keys ? k + (key0 + j0 + j) * s.head_dim : zero_key;
+      for (std::size_t j = 0; j < kWidth; ++j) block[j] = j0 + j < keys ? rows.keys + (j0 + j) * s.head_dim : zero_key;
       decode_scores(block, queries, task.rows, l.head_columns, s.head_dim, scores + j0);
     }
     for (std::size_t r = 0; r < task.rows; ++r) {
@@ -361,7 +393,7 @@ void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scrat
       for (std::size_t j = visible; j < keys; ++j) row[j] = kMinusInfinity;
       rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
     }
-    const float* const values = v + key0 * s.value_dim;
+    const float* const values = rows.values;
     std::size_t r = 0;
     for (; r + kDecodePvRows <= task.rows; r += kDecodePvRows)
       decode_accumulate_rows<kDecodePvRows>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
@@ -372,7 +404,8 @@ void decode_few_rows(const FlashCall& call, const DecodeTask& task, float* scrat
   }
 }
 
-void decode(const FlashCall& call, const DecodeTask& task, float* scratch) {
+template <class Element>
+void decode(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
   if (task.rows >= kBlockColumns)
     decode_many_rows(call, task, scratch);
   else

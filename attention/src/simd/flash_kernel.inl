@@ -800,8 +800,14 @@ const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
-const FlashKernels kFlashKernels = {kQueryTile,      thread_floats<Products::floats>, attend<Products::floats>,
-                                    kDecodeTaskRows, decode_thread_floats,            decode};
+const FlashKernels kFlashKernels = {kQueryTile,
+                                    thread_floats<Products::floats>,
+                                    attend<Products::floats>,
+                                    kDecodeTaskRows,
+                                    decode_thread_floats<float>,
+                                    decode<float>,
+                                    decode_thread_floats<bfloat16>,
+                                    decode<bfloat16>};
 const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::widened_bfloat16>,
                                             attend<Products::widened_bfloat16>};
 

@@ -63,10 +63,14 @@ struct FlashKernels {
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const FlashCall& call, const DecodeTask& task, float* scratch);
+  // The same task on bfloat16 K and V, widened to float a block of keys at a time: decoding is
+  // bound by memory, not by the products, so every ISA's float arithmetic serves.
+  std::size_t (*decode_bf16_thread_floats)(const AttentionShape& shape);
+  void (*decode_bf16)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
 };
 
 // The bfloat16 flash kernels of one instruction set: as FlashKernels' flash members, on bfloat16
-// inputs and outputs (no decode task yet).
+// inputs and outputs (the bfloat16 decode task is FlashKernels' decode_bf16).
 struct Bf16FlashKernels {
   std::size_t query_tile_rows;
   std::size_t (*thread_floats)(const AttentionShape& shape);
