@@ -3,9 +3,9 @@
 #define ATTENTION_SIMD_ARCH xsimd::avx512bw
 #define ATTENTION_SIMD_NAMESPACE avx512bf16
 #define ATTENTION_SIMD_BLOCK_ROWS 12
-// Twice avx512f's tile: bfloat16 rows are half the bytes, and a longer tile spreads each block's
-// output loads and stores over more keys. On a 2-vCPU AMD EPYC (Zen 4) VM, 96 beat 48 by 4-9% at
-// S = 512 and 1024 (D = 64 and 128) and 72 by 1-3%; 120 and 144 tied with 96.
+// Twice avx512f's tile: bfloat16 rows are half the bytes, and with products twice as fast a
+// longer tile spreads each block's output loads, rescaling and stores over more of them
+// (measured: docs/sdpa.md, bfloat16).
 #define ATTENTION_SIMD_KEY_TILE 96
 // As in flash_kernel_avx512f.cpp: GCC 12's false positive on the lanes AVX-512 intrinsics leave
 // undefined on purpose.
