@@ -155,20 +155,25 @@ void run_decode(const simd::FlashKernels& kernels, const BasicAttentionProblem<E
                           sum += task_of(first_task + split).row_sum[rr] * std::exp2(max_of(split) - base);
                         const std::size_t head = group / s.kv_heads * s.heads + group % s.kv_heads * group_heads +
                                                  r / s.seq_q;
-                        float combined[kMaxHeadDim] = {};
+                        Element* const out = call.out + (head * s.seq_q + r % s.seq_q) * s.value_dim;
+                        // The sums in float: in the output row itself, or beside a bfloat16 one,
+                        // which is rounded once at the end.
+                        float bf16_sums[std::is_same_v<Element, float> ? 1 : kMaxHeadDim];
+                        float* const sums = [&] {
+                          if constexpr (std::is_same_v<Element, float>)
+                            return out;
+                          else
+                            return bf16_sums;
+                        }();
+                        for (std::size_t c = 0; c < s.value_dim; ++c) sums[c] = 0.0f;
                         for (std::size_t split = 0; split < p.splits && sum != 0.0f; ++split) {
                           const simd::DecodeTask task = task_of(first_task + split);
                           const float factor = std::exp2(max_of(split) - base) / sum;
                           const float* const outputs = task.outputs + rr * p.value_stride;
-                          for (std::size_t c = 0; c < s.value_dim; ++c) combined[c] += outputs[c] * factor;
+                          for (std::size_t c = 0; c < s.value_dim; ++c) sums[c] += outputs[c] * factor;
                         }
-                        Element* const out = call.out + (head * s.seq_q + r % s.seq_q) * s.value_dim;
-                        for (std::size_t c = 0; c < s.value_dim; ++c) {
-                          if constexpr (std::is_same_v<Element, float>)
-                            out[c] = combined[c];
-                          else
-                            out[c] = to_bfloat16(combined[c]);
-                        }
+                        if constexpr (!std::is_same_v<Element, float>)
+                          for (std::size_t c = 0; c < s.value_dim; ++c) out[c] = to_bfloat16(sums[c]);
                       }
                     });
 }

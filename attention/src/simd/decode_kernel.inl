@@ -137,7 +137,7 @@ Floats sums_of_each(const Floats (&acc)[kWidth]) {
 
 // scores[r * kDecodeKeyBlock + j] = query r . keys[j] for the `rows` packed query rows (head_columns
 // apart) and the kWidth keys of `keys`.
-void decode_scores(const float* const (&keys)[kWidth], const float* queries, std::size_t rows,
+[[gnu::always_inline]] inline void decode_scores(const float* const (&keys)[kWidth], const float* queries, std::size_t rows,
                    std::size_t head_columns, std::size_t head_dim, float* scores) {
   const std::size_t whole = head_dim / kWidth * kWidth;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -161,7 +161,7 @@ void decode_scores(const float* const (&keys)[kWidth], const float* queries, std
 // weights exp2(score - new max), the row's max and sum move on, and the factor by which its
 // earlier output must shrink is returned. As in flash's update_softmax, a row that has seen no
 // visible key keeps max -inf and weighs against 0, and a NaN score gives a NaN weight.
-float decode_softmax(float* scores, std::size_t keys, float& row_max, float& row_sum) {
+[[gnu::always_inline]] inline float decode_softmax(float* scores, std::size_t keys, float& row_max, float& row_sum) {
   const std::size_t whole = keys / kWidth * kWidth;
   Floats max_vector(row_max);
   for (std::size_t j = 0; j < whole; j += kWidth) max_vector = xsimd::max(max_vector, Floats::load_unaligned(scores + j));
@@ -199,7 +199,7 @@ float decode_softmax(float* scores, std::size_t keys, float& row_max, float& row
 // for Rows rows (weights kDecodeKeyBlock apart, outputs output_stride apart) and the Vectors
 // vectors of columns at `values` (rows value_stride apart).
 template <std::size_t Rows, std::size_t Vectors>
-void decode_accumulate(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
+[[gnu::always_inline]] inline void decode_accumulate(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
                        float* outputs, std::size_t output_stride, const float* rescale) {
   Floats acc[Rows][Vectors];
 #pragma GCC unroll 16
@@ -226,7 +226,7 @@ void decode_accumulate(const float* weights, std::size_t keys, const float* valu
 
 // decode_accumulate over every column of V for Rows rows.
 template <std::size_t Rows>
-void decode_accumulate_rows(const float* weights, std::size_t keys, const float* values, std::size_t value_dim,
+[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, std::size_t keys, const float* values, std::size_t value_dim,
                             float* outputs, std::size_t output_stride, const float* rescale) {
   const std::size_t whole = value_dim / kWidth * kWidth;
   std::size_t column = 0;
