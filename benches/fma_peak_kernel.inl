@@ -2,9 +2,10 @@
 //   BENCHES_FMA_ARCH       the xsimd architecture (xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2)
 //   BENCHES_FMA_NAMESPACE  the namespace its entry points live in
 // and compiled with that ISA's flags. Compiled with AVX512-BF16, its chains are of vdpbf16ps
-// instead: the bfloat16 dot-product peak, each of 16 lanes two products and two additions. Everything here has internal linkage, an ISA-specific name
-// or is a template of this architecture, so the linker cannot pick a copy compiled for a wider
-// ISA for code that runs on a narrower one.
+// instead: the bfloat16 dot-product peak, each of 16 lanes two products and two additions.
+// Everything here has internal linkage, an ISA-specific name or is a template of this
+// architecture, so the linker cannot pick a copy compiled for a wider ISA for code that runs on a
+// narrower one.
 
 #include <xsimd/xsimd.hpp>
 

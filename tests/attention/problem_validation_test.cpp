@@ -172,6 +172,54 @@ TEST(Validate, EveryImplementationThrowsBeforeWriting) {
   }
 }
 
+// A bfloat16 problem is validated by the same rules; its sizes are counted in bfloat16 values, the
+// mask's in floats, and an output over the bytes of a float mask overlaps it.
+TEST(Validate, NamesTheFaultsOfABfloat16Problem) {
+  const AttentionShape shape{2, 4, 2, 5, 6, 8, 3};
+  std::vector<bfloat16> q(shape.q_elements()), k(shape.k_elements()), v(shape.v_elements()),
+      out(shape.out_elements(), to_bfloat16(7.0f));
+  std::vector<float> mask(shape.mask_elements());
+  const Bf16AttentionProblem valid{shape, q, k, v, mask, CausalAlignment::top_left, std::nullopt, out};
+  EXPECT_NO_THROW(validate(valid));
+  const auto message = [](const Bf16AttentionProblem& problem) -> std::string {
+    try {
+      validate(problem);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "<no exception>";
+  };
+  Bf16AttentionProblem short_k = valid;
+  short_k.k = short_k.k.first(5);
+  EXPECT_NE(message(short_k).find("k holds 5 bfloat16 values, the shape needs 192"), std::string::npos)
+      << message(short_k);
+  Bf16AttentionProblem short_mask = valid;
+  short_mask.mask = short_mask.mask.first(29);
+  EXPECT_NE(message(short_mask).find("mask holds 29 floats, the shape needs 30"), std::string::npos)
+      << message(short_mask);
+  // 30 floats of mask are 120 bytes: 60 bfloat16 values of output fit inside them.
+  std::vector<float> wide_mask(shape.out_elements());
+  Bf16AttentionProblem over_mask = valid;
+  over_mask.mask = std::span<const float>(wide_mask).first(shape.mask_elements());
+  over_mask.out = std::span<bfloat16>(reinterpret_cast<bfloat16*>(wide_mask.data()), shape.out_elements());
+  EXPECT_NE(message(over_mask).find("out overlaps mask"), std::string::npos) << message(over_mask);
+  Bf16AttentionProblem bad_scale = valid;
+  bad_scale.scale = -1.0f;
+  EXPECT_NE(message(bad_scale).find("scale -1.000000 is not positive"), std::string::npos) << message(bad_scale);
+}
+
+TEST(Validate, EveryBfloat16ImplementationThrowsBeforeWriting) {
+  const AttentionShape shape{2, 4, 2, 5, 6, 300, 3};
+  std::vector<bfloat16> q(shape.q_elements()), k(shape.k_elements()), v(shape.v_elements()),
+      out(shape.out_elements(), to_bfloat16(7.0f));
+  for (const Bf16Implementation& implementation : cpu_bf16_implementations()) {
+    EXPECT_THROW(implementation.run({shape, q, k, v, {}, CausalAlignment::none, std::nullopt, out}),
+                 std::invalid_argument)
+        << implementation.name;
+    for (bfloat16 x : out) ASSERT_EQ(x, to_bfloat16(7.0f)) << implementation.name;
+  }
+}
+
 TEST(CausalAlignmentText, RoundTrips) {
   for (CausalAlignment a : {CausalAlignment::none, CausalAlignment::top_left, CausalAlignment::bottom_right})
     EXPECT_EQ(parse_causal_alignment(to_string(a)), a);

@@ -45,6 +45,14 @@ TEST(BenchesContext, NamesTheBuildAndTheFmaPeak) {
   const std::string peak = context_field(r.out, "fma_peak_gflops");
   ASSERT_TRUE(std::regex_match(peak, std::regex("[0-9]+\\.[0-9]"))) << peak;
   EXPECT_GT(std::stod(peak), 0.0);
+  // The bfloat16 peak: vdpbf16ps's where the CPU has AVX512-BF16, else the float peak itself.
+  const std::string bf16_isa = context_field(r.out, "bf16_peak_isa");
+  EXPECT_TRUE(bf16_isa == "avx512bf16" || bf16_isa == context_field(r.out, "fma_peak_isa")) << bf16_isa;
+  const std::string bf16_peak = context_field(r.out, "bf16_peak_gflops");
+  ASSERT_TRUE(std::regex_match(bf16_peak, std::regex("[0-9]+\\.[0-9]"))) << bf16_peak;
+  if (bf16_isa != "avx512bf16") {
+    EXPECT_EQ(bf16_peak, peak);
+  }
 }
 
 // TOKBENCH_MAX_ISA caps every component's kernels alike.
@@ -53,6 +61,7 @@ TEST(BenchesContext, TheIsaCapPinsEveryKernel) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(context_field(r.out, "simd_isa"), "sse2");
   EXPECT_EQ(context_field(r.out, "fma_peak_isa"), "sse2");
+  EXPECT_EQ(context_field(r.out, "bf16_peak_isa"), "sse2");
 }
 
 TEST(BenchesContext, AnUnknownIsaCapIsRefused) {
@@ -72,6 +81,17 @@ TEST(BenchesContext, PeakFractionIsGflopsOverTheContextPeak) {
   const double fraction = row_number(r.out, "peak_fraction");
   ASSERT_GT(gflops, 0.0) << r.out;
   // The context rounds the peak to 0.1 GFLOP/s.
+  EXPECT_NEAR(fraction, gflops / peak, gflops / peak * 0.05 / peak + 1e-9) << r.out;
+}
+
+TEST(BenchesContext, Bfloat16PeakFractionIsGflopsOverTheBfloat16Peak) {
+  const tokenizer::test::ProcessResult r =
+      run_benches("^sdpa/flash_bf16/batch:4/heads:8/seq_q:128/seq_k:128/dim:64/causal:0/");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double peak = std::stod(context_field(r.out, "bf16_peak_gflops"));
+  const double gflops = row_number(r.out, "GFLOPS");
+  const double fraction = row_number(r.out, "peak_fraction");
+  ASSERT_GT(gflops, 0.0) << r.out;
   EXPECT_NEAR(fraction, gflops / peak, gflops / peak * 0.05 / peak + 1e-9) << r.out;
 }
 
