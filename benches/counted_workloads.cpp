@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #include "attention/implementation_registry.hpp"
@@ -86,12 +85,8 @@ template <class Element>
 CountedWorkload sdpa_workload(std::string name, const attention::BasicImplementation<Element>& implementation,
                               attention::AttentionShape shape, attention::CausalAlignment causal) {
   return {std::move(name), 1, [&implementation, shape, causal] {
-            SdpaBuffers& buffers = sdpa_buffers_for(shape);
-            attention::BasicAttentionProblem<Element> problem;
-            if constexpr (std::is_same_v<Element, attention::bfloat16>)
-              problem = buffers.bf16_problem(causal);
-            else
-              problem = buffers.problem(causal);
+            const attention::BasicAttentionProblem<Element> problem =
+                sdpa_buffers_for(shape).problem_of<Element>(causal);
             return std::function<void()>([&implementation, problem] {
               implementation.run(problem);
               benchmark::DoNotOptimize(problem.out.data());

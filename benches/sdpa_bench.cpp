@@ -30,12 +30,7 @@ void run_sdpa(benchmark::State& state, const attention::BasicImplementation<Elem
               attention::AttentionShape shape, attention::CausalAlignment causal) {
   SdpaBuffers& buffers = sdpa_buffers_for(shape);
   constexpr bool kBf16 = std::is_same_v<Element, attention::bfloat16>;
-  const attention::BasicAttentionProblem<Element> problem = [&] {
-    if constexpr (kBf16)
-      return buffers.bf16_problem(causal);
-    else
-      return buffers.problem(causal);
-  }();
+  const attention::BasicAttentionProblem<Element> problem = buffers.problem_of<Element>(causal);
   for (auto _ : state) {
     implementation->run(problem);
     benchmark::DoNotOptimize(problem.out.data());

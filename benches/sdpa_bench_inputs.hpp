@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "attention/attention_problem.hpp"
@@ -68,6 +69,14 @@ struct SdpaBuffers {
   attention::AttentionProblem problem(attention::CausalAlignment causal);
   // The same over the bfloat16 copies, output into `out_bf16`.
   attention::Bf16AttentionProblem bf16_problem(attention::CausalAlignment causal);
+  // problem() or bf16_problem(), by element type.
+  template <class Element>
+  attention::BasicAttentionProblem<Element> problem_of(attention::CausalAlignment causal) {
+    if constexpr (std::is_same_v<Element, attention::bfloat16>)
+      return bf16_problem(causal);
+    else
+      return problem(causal);
+  }
 };
 
 // The buffers of `shape`. Google Benchmark calls a benchmark's function once per trial iteration

@@ -29,13 +29,8 @@ void run_decode(benchmark::State& state, const attention::BasicImplementation<El
                 attention::AttentionShape shape) {
   SdpaBuffers& buffers = sdpa_buffers_for(shape);
   constexpr bool kBf16 = std::is_same_v<Element, attention::bfloat16>;
-  constexpr auto kCausal = attention::CausalAlignment::bottom_right;
-  const attention::BasicAttentionProblem<Element> problem = [&] {
-    if constexpr (kBf16)
-      return buffers.bf16_problem(kCausal);
-    else
-      return buffers.problem(kCausal);
-  }();
+  const attention::BasicAttentionProblem<Element> problem =
+      buffers.problem_of<Element>(attention::CausalAlignment::bottom_right);
   for (auto _ : state) {
     implementation->run(problem);
     benchmark::DoNotOptimize(problem.out.data());
