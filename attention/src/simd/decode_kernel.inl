@@ -2,26 +2,32 @@
 // (Floats, multiply_add, exp2_nonpositive, ...), in the same translation unit and namespaces.
 //
 // Decoding is a few queries against many keys: too few query rows to share a flash task's tiles,
-// and K and V too large to stay in any cache, so the time is the time to stream them. A task
-// therefore takes every query row that reads one key/value head (the query heads of its group,
-// each with its seq_q queries) and walks a range of keys once: per block of kDecodeKeyBlock keys,
-// the scores of all its rows (each key row read from memory once, then from L1 for the other
-// rows), the online softmax of each row, and P V into each row's output (each value row likewise).
-// The caller splits the keys so that there are tasks enough for every thread, and combines the
-// partial results of a row's splits exactly (decode_sdpa.cpp).
+// and K and V too large to stay in any cache, so the time is the time to stream them, and the
+// arithmetic must keep out of the way of the loads. A task therefore takes every query row that
+// reads one key/value head (the query heads of its group, each with its seq_q queries) and walks
+// a range of keys once: per block of kDecodeKeyBlock keys, the scores of all its rows (each key
+// row read from memory once, then from L1 for the other rows), the online softmax of each row,
+// and P V into each row's output (each value row likewise). The caller splits the keys so that
+// there are tasks enough for every thread, and combines the partial results of a row's splits
+// exactly (decode_sdpa.cpp).
 //
 // Two ways through a block, by the task's rows:
-//  - fewer than flash's kBlockColumns (one query of a group of four heads): a row's dot products
-//    with kWidth keys at once, one accumulator per key, reduced to one vector of kWidth scores
-//    (haddp where the ISA has a horizontal add); P V in blocks of kDecodePvRows rows x
-//    kDecodePvVectors vectors of columns. Flash's register blocks would leave most of their
-//    columns empty here, and the task is bound by memory anyway;
-//  - more (four queries of four heads: 16 rows, 8 flops a byte of K and V, bound by arithmetic):
-//    flash's own register-blocked products (score_block, update_softmax, accumulate_block), the
-//    rows packed as flash packs a query tile (they are contiguous in Q, as a tile's are).
-// Head and value dimensions past their last whole vector are computed element by element.
-// bfloat16 K and V are widened to float a block of keys at a time (the rows the block reads, into
-// scratch) and Q as it is packed; the arithmetic is the float task's, the bytes streamed half.
+//  - fewer than flash's kBlockColumns (one query of a group of four heads; four queries, 16 rows,
+//    where a vector holds 16 floats): both products take the rows in chunks of up to four, with
+//    no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
+//    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
+//    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
+//    the block's keys in registers, a few vectors of columns at a time, each value vector loaded
+//    once for the chunk (decode_accumulate). Rows are read as pairs of vectors (load_pair), which
+//    is where bfloat16 K and V are widened, in registers, with two integer operations a pair and
+//    no permute: a bfloat16 pair holds its even columns in its first vector and its odd ones in
+//    its second. Q is packed in that order and the outputs accumulate in it, put back in order
+//    when the task ends. Head and value dimensions past their last whole pair are computed
+//    element by element;
+//  - more (four queries of four heads where a vector holds 8 floats; many queries): flash's own
+//    register-blocked products (score_block, update_softmax, accumulate_block), the rows packed
+//    as flash packs a query tile (they are contiguous in Q, as a tile's are), bfloat16 K and V
+//    widened a block of keys at a time into scratch.
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
@@ -29,9 +35,14 @@ namespace {
 
 constexpr std::size_t kDecodeTaskRows = 64;
 constexpr std::size_t kDecodeKeyBlock = 32;
-constexpr std::size_t kDecodePvRows = 4;
-constexpr std::size_t kDecodePvVectors = 2;
+// Elements of a pair of vectors.
+constexpr std::size_t kPair = 2 * kWidth;
+// Pairs of value columns a chunk of P V accumulates at once: 4 rows x 2 pairs are 16 of AVX-512's
+// 32 registers; AVX2 and SSE2 have 16 registers, so one pair.
+constexpr std::size_t kDecodeValuePairs = kWidth == 16 ? 2 : 1;
+// Keys and values are prefetched this far ahead of the block being computed.
 constexpr std::size_t kDecodePrefetchKeys = 2 * kDecodeKeyBlock;
+// Every chunk of rows (4, 2 or 1) takes kWidth / rows keys at once, a divisor of the block.
 static_assert(kDecodeKeyBlock % kWidth == 0);
 
 // Offsets of the regions of a thread's scratch.
@@ -42,8 +53,8 @@ static_assert(kDecodeTaskRows <= kQueryTile);
 struct DecodeLayout {
   std::size_t head_columns;   // head_dim rounded up to a multiple of kAlignFloats
   std::size_t value_columns;  // value_dim rounded up to kWidth
-  std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, the rows times query_factor;
-                              // many: flash's packing of kQueryTile rows (pack_queries)
+  std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, the rows times query_factor
+                              // in pair order; many: flash's packing of kQueryTile rows (pack_queries)
   std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
                               // kKeyTile x kQueryTile; the scores, then the weights
   std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised
@@ -104,6 +115,31 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
   return {key_block, value_block};
 }
 
+// The kPair elements at p as two vectors of floats. Float rows give them in order. A bfloat16
+// row is loaded as kWidth 32-bit words of two elements; x86 being little-endian, a word's low
+// half is the even column, which becomes a float shifted into the high half, and its high half
+// is the odd column, a float once the low half is cleared. So a bfloat16 pair's first vector
+// holds the even columns and its second the odd ones (pair_position).
+[[gnu::always_inline]] inline void load_pair(const float* p, Floats& first, Floats& second) {
+  first = Floats::load_unaligned(p);
+  second = Floats::load_unaligned(p + kWidth);
+}
+[[gnu::always_inline]] inline void load_pair(const bfloat16* p, Floats& first, Floats& second) {
+  const Bits words = Bits::load_unaligned(reinterpret_cast<const std::int32_t*>(p));
+  first = xsimd::bitwise_cast<Floats>(words << 16);
+  second = xsimd::bitwise_cast<Floats>(words & Bits(static_cast<std::int32_t>(0xFFFF0000u)));
+}
+
+// Where column x of a pair lands in the two vectors load_pair gives (lane x of first is 0 to
+// kWidth - 1, lane x of second kWidth to kPair - 1).
+template <class Element>
+constexpr std::size_t pair_position(std::size_t x) {
+  if constexpr (std::is_same_v<Element, float>)
+    return x;
+  else
+    return x % 2 * kWidth + x / 2;
+}
+
 // The sum of the lanes of x, without xsimd's hadd, whose AVX-512 one needs AVX512DQ.
 float sum_of_lanes(Floats x) {
   alignas(64) float lanes[kWidth];
@@ -116,7 +152,7 @@ float sum_of_lanes(Floats x) {
 // Lane j of the result is the sum of the lanes of acc[j]: xsimd's haddp where it needs no more
 // than this file's ISA (its AVX-512 one needs AVX512DQ), for AVX-512 the halves of each vector
 // added first and then two of AVX's.
-Floats sums_of_each(const Floats (&acc)[kWidth]) {
+[[gnu::always_inline]] inline Floats sums_of_each(const Floats (&acc)[kWidth]) {
 #if defined(__AVX512F__)
   using Half = xsimd::batch<float, xsimd::avx>;
   Half halves[kWidth];
@@ -135,26 +171,43 @@ Floats sums_of_each(const Floats (&acc)[kWidth]) {
 #endif
 }
 
-// scores[r * kDecodeKeyBlock + j] = query r . keys[j] for the `rows` packed query rows (head_columns
-// apart) and the kWidth keys of `keys`.
-[[gnu::always_inline]] inline void decode_scores(const float* const (&keys)[kWidth], const float* queries, std::size_t rows,
-                   std::size_t head_columns, std::size_t head_dim, float* scores) {
-  const std::size_t whole = head_dim / kWidth * kWidth;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* const query = queries + r * head_columns;
-    Floats acc[kWidth];
+// scores[r * kDecodeKeyBlock + j] = query r . key j for the Rows packed query rows at `queries`
+// (head_columns apart) and the kWidth / Rows keys at keys[j]. The rows' pairs stay in registers
+// while each key's pair is loaded once; accumulator r * Keys + j is (row r, key j), and
+// sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
+template <std::size_t Rows, class Element>
+[[gnu::always_inline]] inline void decode_scores(const Element* const (&keys)[kWidth / Rows], const float* queries,
+                                                 std::size_t head_columns, std::size_t head_dim, float* scores) {
+  constexpr std::size_t Keys = kWidth / Rows;
+  const std::size_t whole = head_dim / kPair * kPair;
+  Floats acc[kWidth];
 #pragma GCC unroll 16
-    for (std::size_t j = 0; j < kWidth; ++j) acc[j] = Floats(0.0f);
-    for (std::size_t d = 0; d < whole; d += kWidth) {
-      const Floats q = Floats::load_aligned(query + d);
-#pragma GCC unroll 16
-      for (std::size_t j = 0; j < kWidth; ++j) acc[j] = multiply_add(q, Floats::load_unaligned(keys[j] + d), acc[j]);
+  for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
+  for (std::size_t d = 0; d < whole; d += kPair) {
+    Floats q[Rows][2];
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < Rows; ++r) {
+      q[r][0] = Floats::load_aligned(queries + r * head_columns + d);
+      q[r][1] = Floats::load_aligned(queries + r * head_columns + d + kWidth);
     }
-    float* const row = scores + r * kDecodeKeyBlock;
-    sums_of_each(acc).store_unaligned(row);
-    for (std::size_t d = whole; d < head_dim; ++d)
-      for (std::size_t j = 0; j < kWidth; ++j) row[j] += query[d] * keys[j][d];
+#pragma GCC unroll 16
+    for (std::size_t j = 0; j < Keys; ++j) {
+      Floats first, second;
+      load_pair(keys[j] + d, first, second);
+#pragma GCC unroll 4
+      for (std::size_t r = 0; r < Rows; ++r)
+        acc[r * Keys + j] = multiply_add(q[r][1], second, multiply_add(q[r][0], first, acc[r * Keys + j]));
+    }
   }
+  alignas(64) float sums[kWidth];
+  sums_of_each(acc).store_aligned(sums);
+#pragma GCC unroll 4
+  for (std::size_t r = 0; r < Rows; ++r) __builtin_memcpy(scores + r * kDecodeKeyBlock, sums + r * Keys, sizeof(float) * Keys);
+  if (whole < head_dim)
+    for (std::size_t r = 0; r < Rows; ++r)
+      for (std::size_t j = 0; j < Keys; ++j)
+        for (std::size_t d = whole; d < head_dim; ++d)
+          scores[r * kDecodeKeyBlock + j] += queries[r * head_columns + d] * widen(keys[j][d]);
 }
 
 // The online softmax step of one row over its `keys` scores (base 2, masked): the scores become
@@ -196,13 +249,15 @@ Floats sums_of_each(const Floats (&acc)[kWidth]) {
 }
 
 // outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weights[r][j] * values[j][c]
-// for Rows rows (weights kDecodeKeyBlock apart, outputs output_stride apart) and the Vectors
-// vectors of columns at `values` (rows value_stride apart).
-template <std::size_t Rows, std::size_t Vectors>
-[[gnu::always_inline]] inline void decode_accumulate(const float* weights, std::size_t keys, const float* values, std::size_t value_stride,
-                       float* outputs, std::size_t output_stride, const float* rescale) {
+// for Rows rows (weights kDecodeKeyBlock apart, outputs output_stride apart, in pair order) and
+// the Pairs pairs of columns at `values` (rows value_stride apart).
+template <std::size_t Rows, std::size_t Pairs, class Element>
+[[gnu::always_inline]] inline void decode_accumulate(const float* weights, std::size_t keys, const Element* values,
+                                                     std::size_t value_stride, float* outputs, std::size_t output_stride,
+                                                     const float* rescale) {
+  constexpr std::size_t Vectors = 2 * Pairs;
   Floats acc[Rows][Vectors];
-#pragma GCC unroll 16
+#pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x)
@@ -210,37 +265,53 @@ template <std::size_t Rows, std::size_t Vectors>
   for (std::size_t j = 0; j < keys; ++j, values += value_stride) {
     Floats v[Vectors];
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < Vectors; ++x) v[x] = Floats::load_unaligned(values + x * kWidth);
-#pragma GCC unroll 16
+    for (std::size_t p = 0; p < Pairs; ++p) load_pair(values + p * kPair, v[2 * p], v[2 * p + 1]);
+#pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
       const Floats w(weights[r * kDecodeKeyBlock + j]);
 #pragma GCC unroll 4
       for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
     }
   }
-#pragma GCC unroll 16
+#pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
 }
 
-// decode_accumulate over every column of V for Rows rows.
-template <std::size_t Rows>
-[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, std::size_t keys, const float* values, std::size_t value_dim,
-                            float* outputs, std::size_t output_stride, const float* rescale) {
-  const std::size_t whole = value_dim / kWidth * kWidth;
+// decode_accumulate over every column of V for Rows rows: whole pairs kDecodeValuePairs at a time,
+// then one, then the columns past the last whole pair in order.
+template <std::size_t Rows, class Element>
+[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, std::size_t keys, const Element* values,
+                                                          std::size_t value_dim, float* outputs,
+                                                          std::size_t output_stride, const float* rescale) {
+  const std::size_t whole = value_dim / kPair * kPair;
   std::size_t column = 0;
-  for (; column + kDecodePvVectors * kWidth <= whole; column += kDecodePvVectors * kWidth)
-    decode_accumulate<Rows, kDecodePvVectors>(weights, keys, values + column, value_dim, outputs + column,
-                                              output_stride, rescale);
-  for (; column < whole; column += kWidth)
+  for (; column + kDecodeValuePairs * kPair <= whole; column += kDecodeValuePairs * kPair)
+    decode_accumulate<Rows, kDecodeValuePairs>(weights, keys, values + column, value_dim, outputs + column,
+                                               output_stride, rescale);
+  for (; column < whole; column += kPair)
     decode_accumulate<Rows, 1>(weights, keys, values + column, value_dim, outputs + column, output_stride, rescale);
   for (; column < value_dim; ++column)
     for (std::size_t r = 0; r < Rows; ++r) {
       float sum = outputs[r * output_stride + column] * rescale[r];
-      for (std::size_t j = 0; j < keys; ++j) sum += weights[r * kDecodeKeyBlock + j] * values[j * value_dim + column];
+      for (std::size_t j = 0; j < keys; ++j)
+        sum += weights[r * kDecodeKeyBlock + j] * widen(values[j * value_dim + column]);
       outputs[r * output_stride + column] = sum;
     }
+}
+
+// f.template operator()<Rows>(r) for chunks [r, r + Rows) that cover rows [0, rows): of four
+// while four remain, then of two and one.
+template <class F>
+[[gnu::always_inline]] inline void for_row_chunks(std::size_t rows, const F& f) {
+  std::size_t r = 0;
+  for (; r + 4 <= rows; r += 4) f.template operator()<4>(r);
+  if (r + 2 <= rows) {
+    f.template operator()<2>(r);
+    r += 2;
+  }
+  if (r < rows) f.template operator()<1>(r);
 }
 
 // The task with flash's register blocks (the task's rows at least kBlockColumns).
@@ -336,50 +407,58 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   }
 }
 
-// The task with row-at-a-time dot products (fewer rows than kBlockColumns).
+// The task with rows in chunks of four (fewer rows than kBlockColumns).
 template <class Element>
 void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of<Element>(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
-  const std::size_t batch = task.group / s.kv_heads;
-  const std::size_t first_head = batch * s.heads + task.group % s.kv_heads * group_heads;
+  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
   const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
   const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const rescale = scratch + l.rescale;
-  float* const zero_key = scratch + l.zero_key;
   // Row r of the task is query i of head first_head + g.
   const auto query_of = [&](std::size_t r) { return (task.first_row + r) % s.seq_q; };
   const auto head_of = [&](std::size_t r) { return first_head + (task.first_row + r) / s.seq_q; };
+  const std::size_t whole_dims = s.head_dim / kPair * kPair;
 
   for (std::size_t r = 0; r < task.rows; ++r) {
     const Element* const q = call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim;
-    for (std::size_t d = 0; d < s.head_dim; ++d) queries[r * l.head_columns + d] = widen(q[d]) * call.query_factor;
+    float* const row = queries + r * l.head_columns;
+    for (std::size_t d = 0; d < s.head_dim; ++d) {
+      const std::size_t at = d < whole_dims ? d / kPair * kPair + pair_position<Element>(d % kPair) : d;
+      row[at] = widen(q[d]) * call.query_factor;
+    }
     task.row_max[r] = kMinusInfinity;
     task.row_sum[r] = 0.0f;
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
   }
-  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
-    const FloatRows rows = float_rows(k, v, key0, keys, s, scratch + l.key_block, scratch + l.value_block);
-    for (std::size_t j0 = 0; j0 < keys; j0 += kWidth) {
-      // The keys and values kDecodePrefetchKeys ahead, fetched into L2 a few rows at a time
-      // between the blocks of arithmetic: one thread's own loads leave memory idle too often to
-      // stream at its speed, and P V reads V a column slice at a time, rows apart.
-      const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
-      if (ahead < task.key_end) {
-        const std::size_t rows_ahead = smaller(kWidth, task.key_end - ahead);
-        prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
-        prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
+    const Element* const block_keys = k + key0 * s.head_dim;
+    const Element* const block_values = v + key0 * s.value_dim;
+    for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
+      constexpr std::size_t Keys = kWidth / Rows;
+      for (std::size_t j0 = 0; j0 < keys; j0 += Keys) {
+        // The keys and values kDecodePrefetchKeys ahead, fetched into L2 a few rows at a time
+        // between the first chunk's blocks of arithmetic: one thread's own loads leave memory
+        // idle too often to stream at its speed.
+        const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
+        if (r0 == 0 && ahead < task.key_end) {
+          const std::size_t rows_ahead = smaller(Keys, task.key_end - ahead);
+          prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
+          prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
+        }
+        // A block's last keys past its end repeat its last key: their scores are never used.
+        const Element* chunk_keys[Keys];
+        for (std::size_t j = 0; j < Keys; ++j) chunk_keys[j] = block_keys + smaller(j0 + j, keys - 1) * s.head_dim;
+        decode_scores<Rows>(chunk_keys, queries + r0 * l.head_columns, l.head_columns, s.head_dim,
+                            scores + r0 * kDecodeKeyBlock + j0);
       }
-      const float* block[kWidth];
-      for (std::size_t j = 0; j < kWidth; ++j) block[j] = j0 + j < keys ? rows.keys + (j0 + j) * s.head_dim : zero_key;
-      decode_scores(block, queries, task.rows, l.head_columns, s.head_dim, scores + j0);
-    }
+    });
     for (std::size_t r = 0; r < task.rows; ++r) {
       float* const row = scores + r * kDecodeKeyBlock;
       const std::size_t i = query_of(r);
@@ -393,14 +472,22 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       for (std::size_t j = visible; j < keys; ++j) row[j] = kMinusInfinity;
       rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
     }
-    const float* const values = rows.values;
-    std::size_t r = 0;
-    for (; r + kDecodePvRows <= task.rows; r += kDecodePvRows)
-      decode_accumulate_rows<kDecodePvRows>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
-                                            task.outputs + r * task.value_stride, task.value_stride, rescale + r);
-    for (; r < task.rows; ++r)
-      decode_accumulate_rows<1>(scores + r * kDecodeKeyBlock, keys, values, s.value_dim,
-                                task.outputs + r * task.value_stride, task.value_stride, rescale + r);
+    for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
+      decode_accumulate_rows<Rows>(scores + r0 * kDecodeKeyBlock, keys, block_values, s.value_dim,
+                                   task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
+    });
+  }
+
+  // The outputs back in column order from pair order.
+  if constexpr (!std::is_same_v<Element, float>) {
+    const std::size_t whole_columns = s.value_dim / kPair * kPair;
+    for (std::size_t r = 0; r < task.rows; ++r)
+      for (std::size_t c0 = 0; c0 < whole_columns; c0 += kPair) {
+        float* const pair = task.outputs + r * task.value_stride + c0;
+        alignas(64) float packed[kPair];
+        for (std::size_t x = 0; x < kPair; ++x) packed[x] = pair[x];
+        for (std::size_t x = 0; x < kPair; ++x) pair[x] = packed[pair_position<Element>(x)];
+      }
   }
 }
 

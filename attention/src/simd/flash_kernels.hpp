@@ -63,8 +63,9 @@ struct FlashKernels {
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const FlashCall& call, const DecodeTask& task, float* scratch);
-  // The same task on bfloat16 K and V, widened to float a block of keys at a time: decoding is
-  // bound by memory, not by the products, so every ISA's float arithmetic serves.
+  // The same task on bfloat16 Q, K and V, widened to float as they are loaded (in registers, or
+  // a block of keys at a time into scratch for rows enough for flash's register blocks):
+  // decoding is bound by memory, not by the products, so every ISA's float arithmetic serves.
   std::size_t (*decode_bf16_thread_floats)(const AttentionShape& shape);
   void (*decode_bf16)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
 };
