@@ -43,8 +43,8 @@ struct DecodePlan {
   std::size_t threads;
 };
 
-template <class Element>
-DecodePlan plan_of(const simd::FlashKernels& kernels, const AttentionShape& s) {
+template <class Kernels>
+DecodePlan plan_of(const Kernels& kernels, const AttentionShape& s) {
   DecodePlan p{};
   p.threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
   p.group_rows = s.heads / s.kv_heads * s.seq_q;
@@ -59,8 +59,7 @@ DecodePlan plan_of(const simd::FlashKernels& kernels, const AttentionShape& s) {
   p.value_stride = round_up(s.value_dim, 16);
   p.partial_floats = 2 * round_up(p.block_rows, 16) + p.block_rows * p.value_stride;
   p.tasks = unsplit_tasks * p.splits;
-  p.thread_floats = std::is_same_v<Element, float> ? kernels.decode_thread_floats(s)
-                                                   : kernels.decode_bf16_thread_floats(s);
+  p.thread_floats = kernels.decode_thread_floats(s);
   return p;
 }
 
@@ -69,11 +68,11 @@ std::size_t workspace_floats(const DecodePlan& p) { return p.threads * p.thread_
 }  // namespace
 
 std::size_t decode_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
-  return workspace_floats(plan_of<float>(kernels, shape)) * sizeof(float);
+  return workspace_floats(plan_of(kernels, shape)) * sizeof(float);
 }
 
-std::size_t decode_bf16_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape) {
-  return workspace_floats(plan_of<bfloat16>(kernels, shape)) * sizeof(float);
+std::size_t decode_workspace_bytes_with(const simd::Bf16FlashKernels& kernels, const AttentionShape& shape) {
+  return workspace_floats(plan_of(kernels, shape)) * sizeof(float);
 }
 
 std::size_t decode_workspace_bytes(const AttentionShape& shape) {
@@ -81,16 +80,16 @@ std::size_t decode_workspace_bytes(const AttentionShape& shape) {
 }
 
 std::size_t decode_bf16_workspace_bytes(const AttentionShape& shape) {
-  return decode_bf16_workspace_bytes_with(*simd::best_flash_isa().kernels, shape);
+  return decode_workspace_bytes_with(*simd::best_bf16_flash_isa().kernels, shape);
 }
 
 namespace {
 
-template <class Element>
-void run_decode(const simd::FlashKernels& kernels, const BasicAttentionProblem<Element>& problem) {
+template <class Kernels, class Element>
+void run_decode(const Kernels& kernels, const BasicAttentionProblem<Element>& problem) {
   validate(problem);
   const AttentionShape& s = problem.shape;
-  const DecodePlan p = plan_of<Element>(kernels, s);
+  const DecodePlan p = plan_of(kernels, s);
   // The whole workspace, allocated once: the threads' scratch, then every task's partial result
   // (64-byte aligned: thread_floats and partial_floats are multiples of 16).
   const AlignedFloats workspace(workspace_floats(p));
@@ -123,12 +122,7 @@ void run_decode(const simd::FlashKernels& kernels, const BasicAttentionProblem<E
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, p.tasks), [&](const tbb::blocked_range<std::size_t>& range) {
     float* const scratch =
         workspace.data() + static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()) * p.thread_floats;
-    for (std::size_t t = range.begin(); t != range.end(); ++t) {
-      if constexpr (std::is_same_v<Element, float>)
-        kernels.decode(call, task_of(t), scratch);
-      else
-        kernels.decode_bf16(call, task_of(t), scratch);
-    }
+    for (std::size_t t = range.begin(); t != range.end(); ++t) kernels.decode(call, task_of(t), scratch);
   });
 
   // Each row's splits combined: with M the largest of their maxima, the row is
@@ -184,14 +178,14 @@ void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem&
   run_decode(kernels, problem);
 }
 
-void sdpa_decode_with(const simd::FlashKernels& kernels, const Bf16AttentionProblem& problem) {
+void sdpa_decode_with(const simd::Bf16FlashKernels& kernels, const Bf16AttentionProblem& problem) {
   run_decode(kernels, problem);
 }
 
 void sdpa_decode(const AttentionProblem& problem) { sdpa_decode_with(*simd::best_flash_isa().kernels, problem); }
 
 void sdpa_decode_bf16(const Bf16AttentionProblem& problem) {
-  sdpa_decode_with(*simd::best_flash_isa().kernels, problem);
+  sdpa_decode_with(*simd::best_bf16_flash_isa().kernels, problem);
 }
 
 }  // namespace attention

@@ -11,8 +11,8 @@ namespace attention {
 // support): how the tests reach every ISA's decode task.
 void sdpa_decode_with(const simd::FlashKernels& kernels, const AttentionProblem& problem);
 std::size_t decode_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape);
-// The same for sdpa_decode_bf16 (FlashKernels' decode_bf16 task).
-void sdpa_decode_with(const simd::FlashKernels& kernels, const Bf16AttentionProblem& problem);
-std::size_t decode_bf16_workspace_bytes_with(const simd::FlashKernels& kernels, const AttentionShape& shape);
+// The same for sdpa_decode_bf16, with the bfloat16 kernels of a given instruction set.
+void sdpa_decode_with(const simd::Bf16FlashKernels& kernels, const Bf16AttentionProblem& problem);
+std::size_t decode_workspace_bytes_with(const simd::Bf16FlashKernels& kernels, const AttentionShape& shape);
 
 }  // namespace attention

@@ -218,7 +218,7 @@ struct Bf16Runner {
   std::string name;
   const Bf16Implementation* implementation = nullptr;
   const simd::Bf16FlashIsa* flash = nullptr;
-  const simd::FlashIsa* decode = nullptr;
+  const simd::Bf16FlashIsa* decode = nullptr;
 
   bool runs_here() const {
     if (implementation != nullptr) return implementation->is_supported();
@@ -240,7 +240,7 @@ std::vector<Bf16Runner> runners() {
   for (const Bf16Implementation& i : cpu_bf16_implementations()) out.push_back({std::string(i.name), &i});
   for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas())
     out.push_back({"flash_bf16_" + std::string(isa::name(entry.isa)), nullptr, &entry});
-  for (const simd::FlashIsa& entry : simd::all_flash_isas())
+  for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas())
     out.push_back({"decode_bf16_" + std::string(isa::name(entry.isa)), nullptr, nullptr, &entry});
   return out;
 }
@@ -319,6 +319,18 @@ std::string agreement_name(const ::testing::TestParamInfo<std::tuple<Bf16Runner,
 
 INSTANTIATE_TEST_SUITE_P(Grid, Bf16Agreement,
                          ::testing::Combine(::testing::ValuesIn(runners()), ::testing::ValuesIn(agreement_cases())),
+                         agreement_name);
+
+// The decode kernels of every instruction set on the shapes they are made for as well.
+std::vector<Bf16Runner> decode_runners() {
+  std::vector<Bf16Runner> out;
+  for (const Bf16Runner& runner : runners())
+    if (runner.decode != nullptr) out.push_back(runner);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(DecodeShapes, Bf16Agreement,
+                         ::testing::Combine(::testing::ValuesIn(decode_runners()), ::testing::ValuesIn(decode_cases())),
                          agreement_name);
 
 // The runner a float problem is handed to, set before each call: run() takes no context.

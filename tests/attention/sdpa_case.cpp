@@ -98,6 +98,27 @@ std::vector<bool> rows_without_keys(const SdpaCase& c, const SdpaInputs& inputs)
 // that are no multiple of any vector width, the largest dimensions, custom scales and tile edges
 // (the flash kernels tile queries by 96 and keys by 36 or 48). Sizes are kept such that the double
 // reference stays fast.
+const std::vector<SdpaCase>& decode_cases() {
+  static const std::vector<SdpaCase> cases = {
+      make_case("one_key_gqa4", {1, 32, 8, 1, 1, 128, 128}, kBottomRight),
+      make_case("gqa1_keys_3001", {1, 4, 4, 1, 3001, 128, 128}, kBottomRight),
+      make_case("gqa4_q4_keys_1000", {1, 8, 2, 4, 1000, 128, 128}, kBottomRight),
+      make_case("gqa8_q4_keys_2500", {1, 8, 1, 4, 2500, 128, 128}, kBottomRight),
+      make_case("one_group_keys_2048", {1, 4, 1, 1, 2048, 128, 128}, kBottomRight),
+      make_case("one_group_keys_2049", {1, 4, 1, 2, 2049, 128, 128}, kBottomRight),
+      make_case("rows_past_one_task", {1, 16, 1, 5, 700, 64, 64}, kBottomRight),
+      make_case("gqa3_q2_dims_96", {1, 6, 2, 2, 777, 96, 96}, kBottomRight),
+      make_case("batch8_gqa4", {8, 8, 2, 1, 600, 128, 128}, kBottomRight),
+      make_case("not_causal_gqa4", {1, 8, 2, 1, 2000, 128, 128}, kNone),
+      make_case("top_left_q4", {1, 8, 2, 4, 1500, 64, 64}, kTopLeft),
+      make_case("rows_fully_masked", {1, 8, 2, 4, 1500, 64, 64}, kBottomRight, MaskKind::blocked_rows),
+      make_case("rows_masked_where_visible", {1, 8, 2, 4, 1500, 64, 64}, kTopLeft, MaskKind::blocking_visible),
+      make_case("additive_mask_odd_dims", {2, 6, 2, 3, 1100, 37, 19}, kBottomRight, MaskKind::additive),
+  };
+  return cases;
+}
+
+
 const std::vector<SdpaCase>& agreement_cases() {
   static const std::vector<SdpaCase> cases = {
       make_case("single_key", shape(1, 1, 1, 1, 1, 32, 32)),

@@ -51,6 +51,10 @@ std::vector<bool> rows_without_keys(const SdpaCase& c, const SdpaInputs& inputs)
 
 // The grid every implementation is compared on (see sdpa_case.cpp for what it covers).
 const std::vector<SdpaCase>& agreement_cases();
+// The shapes decoding is made for: a few queries of many grouped heads against long key ranges
+// (one key, key counts off every block and split size, GQA 1, 4 and 8, rows past one task),
+// bottom-right causal but for a few, masks and odd dimensions among them.
+const std::vector<SdpaCase>& decode_cases();
 
 // The reference output of a case, computed once per test program.
 const std::vector<float>& reference_output(const SdpaCase& c);

@@ -17,13 +17,13 @@
 //    no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
 //    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
 //    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
-//    the block's keys in registers, a few vectors of columns at a time, each value vector loaded
-//    once for the chunk (decode_accumulate). Rows are read as pairs of vectors (load_pair), which
-//    is where bfloat16 K and V are widened, in registers, with two integer operations a pair and
-//    no permute: a bfloat16 pair holds its even columns in its first vector and its odd ones in
-//    its second. Q is packed in that order and the outputs accumulate in it, put back in order
-//    when the task ends. Head and value dimensions past their last whole pair are computed
-//    element by element;
+//    the block's keys in registers, a few chunks of columns at a time, each value chunk loaded
+//    once for the chunk of rows (decode_accumulate). How the products are taken depends on the
+//    element type and the ISA (FewRowsProducts): floats; bfloat16 widened in registers as it is
+//    loaded; bfloat16 pairs through vdpbf16ps where the ISA has AVX512-BF16. Either bfloat16 way
+//    leaves a chunk's columns out of order, so the outputs accumulate permuted and are put back
+//    in order when the task ends. Dimensions past the last whole chunk are computed element by
+//    element;
 //  - more (four queries of four heads where a vector holds 8 floats; many queries): flash's own
 //    register-blocked products (score_block, update_softmax, accumulate_block), the rows packed
 //    as flash packs a query tile (they are contiguous in Q, as a tile's are), bfloat16 K and V
@@ -35,11 +35,9 @@ namespace {
 
 constexpr std::size_t kDecodeTaskRows = 64;
 constexpr std::size_t kDecodeKeyBlock = 32;
-// Elements of a pair of vectors.
-constexpr std::size_t kPair = 2 * kWidth;
-// Pairs of value columns a chunk of P V accumulates at once: 4 rows x 2 pairs are 16 of AVX-512's
-// 32 registers; AVX2 and SSE2 have 16 registers, so one pair.
-constexpr std::size_t kDecodeValuePairs = kWidth == 16 ? 2 : 1;
+// Chunks of value columns (two vectors' worth each) a chunk of rows accumulates at once: 4 rows x
+// 2 chunks are 16 of AVX-512's 32 registers; AVX2 and SSE2 have 16 registers, so one chunk.
+constexpr std::size_t kDecodeValueChunks = kWidth == 16 ? 2 : 1;
 // Keys and values are prefetched this far ahead of the block being computed.
 constexpr std::size_t kDecodePrefetchKeys = 2 * kDecodeKeyBlock;
 // Every chunk of rows (4, 2 or 1) takes kWidth / rows keys at once, a divisor of the block.
@@ -53,15 +51,18 @@ static_assert(kDecodeTaskRows <= kQueryTile);
 struct DecodeLayout {
   std::size_t head_columns;   // head_dim rounded up to a multiple of kAlignFloats
   std::size_t value_columns;  // value_dim rounded up to kWidth
-  std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, the rows times query_factor
-                              // in pair order; many: flash's packing of kQueryTile rows (pack_queries)
+  std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, as FewRowsProducts packs
+                              // them; many: flash's packing of kQueryTile rows (pack_queries)
   std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
                               // kKeyTile x kQueryTile; the scores, then the weights
   std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised
   std::size_t row_max;        // many rows: kQueryTile running maxima, sums and rescale factors
   std::size_t row_sum;
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
-  std::size_t zero_key;       // head_dim zeros: the keys of a block past its end
+  std::size_t zero_key;       // many rows: head_dim zeros, the keys of a block past its end
+  std::size_t zero_values;    // few rows: value_dim zeros, the value row past the last key
+  std::size_t weights;        // few rows: kDecodeTaskRows x kDecodeKeyBlock / 2, the weights as
+                              // FewRowsProducts::weigh packs them
   std::size_t key_block;      // bfloat16: a block's keys widened, kKeyTile or kDecodeKeyBlock x head_dim
   std::size_t value_block;    // bfloat16: its values widened, x value_dim
   std::size_t thread_floats;
@@ -86,6 +87,8 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
   l.row_sum = region(kQueryTile);
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
+  l.zero_values = region(s.value_dim);
+  l.weights = region(kDecodeTaskRows * kDecodeKeyBlock / 2);
   const std::size_t block_keys = std::is_same_v<Element, float> ? 0 : larger(kKeyTile, kDecodeKeyBlock);
   l.key_block = region(block_keys * s.head_dim);
   l.value_block = region(block_keys * s.value_dim);
@@ -115,30 +118,146 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
   return {key_block, value_block};
 }
 
-// The kPair elements at p as two vectors of floats. Float rows give them in order. A bfloat16
-// row is loaded as kWidth 32-bit words of two elements; x86 being little-endian, a word's low
-// half is the even column, which becomes a float shifted into the high half, and its high half
-// is the odd column, a float once the low half is cleared. So a bfloat16 pair's first vector
-// holds the even columns and its second the odd ones (pair_position).
-[[gnu::always_inline]] inline void load_pair(const float* p, Floats& first, Floats& second) {
-  first = Floats::load_unaligned(p);
-  second = Floats::load_unaligned(p + kWidth);
-}
-[[gnu::always_inline]] inline void load_pair(const bfloat16* p, Floats& first, Floats& second) {
-  const Bits words = Bits::load_unaligned(reinterpret_cast<const std::int32_t*>(p));
-  first = xsimd::bitwise_cast<Floats>(words << 16);
-  second = xsimd::bitwise_cast<Floats>(words & Bits(static_cast<std::int32_t>(0xFFFF0000u)));
-}
+// How the few-rows task multiplies, by element type and ISA: a policy with
+//   Element, kPermuted          its rows' element type; whether position(x) moves columns
+//   position(x)                 where column x of a chunk (kChunk columns) lands in the two
+//                               vectors of the chunk's products: the order Q is packed in and
+//                               the outputs accumulate in
+//   pack_query, query_element   a query row as decode_scores reads it, and its element d
+//   QueryChunk, KeyChunk, load_query, load_key, multiply_add
+//                               a chunk of head dimensions of a query row and of a key row, and
+//                               the product of the two added to one float vector
+//   kKeysPerStep, ValueChunk, load_values, Weight, weight, accumulate
+//                               P V: value rows taken kKeysPerStep at a time, a chunk of their
+//                               columns as two vectors' worth, a row's weight(s) of those keys,
+//                               their products added to the chunk's two vectors of outputs
+//   weigh(weights, keys, packed) a row's weights of a block as `weight` reads them
+// The kChunk elements of a chunk are a pair of vectors of floats where the products are floats.
 
-// Where column x of a pair lands in the two vectors load_pair gives (lane x of first is 0 to
-// kWidth - 1, lane x of second kWidth to kPair - 1).
+// Float rows, and bfloat16 rows widened in registers. A bfloat16 chunk is loaded as kWidth
+// 32-bit words of two elements; x86 being little-endian, a word's low half is the even column,
+// which becomes a float shifted into the high half, and its high half is the odd column, a float
+// once the low half is cleared: two integer operations a chunk, no permute. So a bfloat16
+// chunk's first vector holds its even columns and its second its odd ones.
+template <class E>
+struct WidenedProducts {
+  using Element = E;
+  static constexpr bool kPermuted = !std::is_same_v<E, float>;
+  static constexpr std::size_t kChunk = 2 * kWidth;
+  static constexpr std::size_t position(std::size_t x) { return kPermuted ? x % 2 * kWidth + x / 2 : x; }
+
+  struct Two {
+    Floats first, second;
+  };
+  [[gnu::always_inline]] static Two load_two(const float* p) {
+    return {Floats::load_unaligned(p), Floats::load_unaligned(p + kWidth)};
+  }
+  [[gnu::always_inline]] static Two load_two(const bfloat16* p) {
+    const Bits words = Bits::load_unaligned(reinterpret_cast<const std::int32_t*>(p));
+    return {xsimd::bitwise_cast<Floats>(words << 16),
+            xsimd::bitwise_cast<Floats>(words & Bits(static_cast<std::int32_t>(0xFFFF0000u)))};
+  }
+
+  // Whole chunks in position order, then the rest in order, as floats.
+  static void pack_query(const Element* q, std::size_t head_dim, float* row) {
+    const std::size_t whole = head_dim / kChunk * kChunk;
+    for (std::size_t d = 0; d < head_dim; ++d) row[d < whole ? d / kChunk * kChunk + position(d % kChunk) : d] = widen(q[d]);
+  }
+  [[gnu::always_inline]] static float query_element(const float* row, std::size_t d) { return row[d]; }
+  using QueryChunk = Two;
+  using KeyChunk = Two;
+  [[gnu::always_inline]] static QueryChunk load_query(const float* row, std::size_t d) {
+    return {Floats::load_aligned(row + d), Floats::load_aligned(row + d + kWidth)};
+  }
+  [[gnu::always_inline]] static KeyChunk load_key(const Element* key, std::size_t d) { return load_two(key + d); }
+  [[gnu::always_inline]] static Floats multiply_add(const QueryChunk& q, const KeyChunk& k, Floats acc) {
+    return simd::ATTENTION_SIMD_NAMESPACE::multiply_add(q.second, k.second,
+                                                        simd::ATTENTION_SIMD_NAMESPACE::multiply_add(q.first, k.first, acc));
+  }
+
+  static constexpr std::size_t kKeysPerStep = 1;
+  using ValueChunk = Two;
+  using Weight = Floats;
+  [[gnu::always_inline]] static ValueChunk load_values(const Element* row, const Element*) { return load_two(row); }
+  [[gnu::always_inline]] static Weight weight(const float* weights, const float*, std::size_t j) { return Floats(weights[j]); }
+  [[gnu::always_inline]] static void accumulate(Weight w, const ValueChunk& v, Floats& first, Floats& second) {
+    first = simd::ATTENTION_SIMD_NAMESPACE::multiply_add(w, v.first, first);
+    second = simd::ATTENTION_SIMD_NAMESPACE::multiply_add(w, v.second, second);
+  }
+  static void weigh(const float*, std::size_t, float*) {}
+};
+
+#if defined(__AVX512BF16__)
+// bfloat16 rows through vdpbf16ps, as flash's bfloat16_pairs (see the top of flash_kernel.inl):
+// each 32-bit lane adds the products of two bfloat16 pairs, twice a float FMA's products.
+//  - Scores: pairs of head dimensions, which a row's adjacent elements already are: Q is kept as
+//    it is, one vector a chunk of 32 dimensions against one of the key's, and the scores are
+//    scaled after the products.
+//  - P V: pairs of keys. A row's weights of a block are rounded to bfloat16 (as FlashAttention
+//    rounds P) and paired, keys 2p and 2p + 1 in word p; two value rows are interleaved column
+//    by column (vpunpck[lh]wd, within each 128-bit lane), so a chunk of 32 columns becomes two
+//    vectors of pairs: the first holds columns 0-3, 8-11, 16-19 and 24-27, the second 4-7,
+//    12-15, 20-23 and 28-31, which is the order the outputs accumulate in.
+struct Bf16PairProducts {
+  using Element = bfloat16;
+  static constexpr bool kPermuted = true;
+  static constexpr std::size_t kChunk = 2 * kWidth;
+  static constexpr std::size_t position(std::size_t x) { return x % 8 / 4 * kWidth + x / 8 * 4 + x % 4; }
+
+  static void pack_query(const bfloat16* q, std::size_t head_dim, float* row) {
+    __builtin_memcpy(row, q, head_dim * sizeof(bfloat16));
+  }
+  [[gnu::always_inline]] static float query_element(const float* row, std::size_t d) {
+    return to_float(reinterpret_cast<const bfloat16*>(row)[d]);
+  }
+  using QueryChunk = __m512bh;
+  using KeyChunk = __m512bh;
+  [[gnu::always_inline]] static QueryChunk load_query(const float* row, std::size_t d) {
+    return (__m512bh)_mm512_load_si512(reinterpret_cast<const bfloat16*>(row) + d);
+  }
+  [[gnu::always_inline]] static KeyChunk load_key(const bfloat16* key, std::size_t d) {
+    return (__m512bh)_mm512_loadu_si512(key + d);
+  }
+  [[gnu::always_inline]] static Floats multiply_add(QueryChunk q, KeyChunk k, Floats acc) {
+    return _mm512_dpbf16_ps(acc, q, k);
+  }
+
+  static constexpr std::size_t kKeysPerStep = 2;
+  struct ValueChunk {
+    __m512bh first, second;
+  };
+  using Weight = __m512bh;
+  [[gnu::always_inline]] static ValueChunk load_values(const bfloat16* row, const bfloat16* next_row) {
+    const __m512i a = _mm512_loadu_si512(row), b = _mm512_loadu_si512(next_row);
+    return {(__m512bh)_mm512_unpacklo_epi16(a, b), (__m512bh)_mm512_unpackhi_epi16(a, b)};
+  }
+  [[gnu::always_inline]] static Weight weight(const float*, const float* packed, std::size_t j) {
+    std::uint32_t word;
+    __builtin_memcpy(&word, packed + j / 2, sizeof(word));
+    return (__m512bh)_mm512_set1_epi32(static_cast<int>(word));
+  }
+  [[gnu::always_inline]] static void accumulate(Weight w, const ValueChunk& v, Floats& first, Floats& second) {
+    first = _mm512_dpbf16_ps(first, w, v.first);
+    second = _mm512_dpbf16_ps(second, w, v.second);
+  }
+  // vcvtne2ps2bf16 rounds to nearest even (flushing subnormal weights to zero): the first 16
+  // weights in the low 16 words, the next in the high ones, so word p pairs weights 2p and
+  // 2p + 1. Weights past `keys` are zero: their keys' value rows are another block's, or zeros.
+  static void weigh(const float* weights, std::size_t keys, float* packed) {
+    static_assert(kDecodeKeyBlock == 2 * kWidth);
+    const auto lanes = [](std::size_t n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1); };
+    const __m512 first = _mm512_maskz_loadu_ps(lanes(keys), weights);
+    const __m512 second = _mm512_maskz_loadu_ps(lanes(keys > 16 ? keys - 16 : 0), weights + kWidth);
+    _mm512_store_si512(packed, (__m512i)_mm512_cvtne2ps_pbh(second, first));
+  }
+};
+
 template <class Element>
-constexpr std::size_t pair_position(std::size_t x) {
-  if constexpr (std::is_same_v<Element, float>)
-    return x;
-  else
-    return x % 2 * kWidth + x / 2;
-}
+using FewRowsProducts = std::conditional_t<std::is_same_v<Element, bfloat16>, Bf16PairProducts, WidenedProducts<Element>>;
+#else
+template <class Element>
+using FewRowsProducts = WidenedProducts<Element>;
+#endif
 
 // The sum of the lanes of x, without xsimd's hadd, whose AVX-512 one needs AVX512DQ.
 float sum_of_lanes(Floats x) {
@@ -171,43 +290,43 @@ float sum_of_lanes(Floats x) {
 #endif
 }
 
-// scores[r * kDecodeKeyBlock + j] = query r . key j for the Rows packed query rows at `queries`
-// (head_columns apart) and the kWidth / Rows keys at keys[j]. The rows' pairs stay in registers
-// while each key's pair is loaded once; accumulator r * Keys + j is (row r, key j), and
-// sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
-template <std::size_t Rows, class Element>
-[[gnu::always_inline]] inline void decode_scores(const Element* const (&keys)[kWidth / Rows], const float* queries,
-                                                 std::size_t head_columns, std::size_t head_dim, float* scores) {
+// scores[r * kDecodeKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
+// (packed by P::pack_query, head_columns apart) and the kWidth / Rows keys at keys[j]. The rows'
+// chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
+// (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
+template <class P, std::size_t Rows>
+[[gnu::always_inline]] inline void decode_scores(const typename P::Element* const (&keys)[kWidth / Rows],
+                                                 const float* queries, std::size_t head_columns,
+                                                 std::size_t head_dim, float factor, float* scores) {
   constexpr std::size_t Keys = kWidth / Rows;
-  const std::size_t whole = head_dim / kPair * kPair;
+  const std::size_t whole = head_dim / P::kChunk * P::kChunk;
   Floats acc[kWidth];
 #pragma GCC unroll 16
   for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
-  for (std::size_t d = 0; d < whole; d += kPair) {
-    Floats q[Rows][2];
+  for (std::size_t d = 0; d < whole; d += P::kChunk) {
+    typename P::QueryChunk q[Rows];
 #pragma GCC unroll 4
-    for (std::size_t r = 0; r < Rows; ++r) {
-      q[r][0] = Floats::load_aligned(queries + r * head_columns + d);
-      q[r][1] = Floats::load_aligned(queries + r * head_columns + d + kWidth);
-    }
+    for (std::size_t r = 0; r < Rows; ++r) q[r] = P::load_query(queries + r * head_columns, d);
 #pragma GCC unroll 16
     for (std::size_t j = 0; j < Keys; ++j) {
-      Floats first, second;
-      load_pair(keys[j] + d, first, second);
+      const typename P::KeyChunk k = P::load_key(keys[j], d);
 #pragma GCC unroll 4
-      for (std::size_t r = 0; r < Rows; ++r)
-        acc[r * Keys + j] = multiply_add(q[r][1], second, multiply_add(q[r][0], first, acc[r * Keys + j]));
+      for (std::size_t r = 0; r < Rows; ++r) acc[r * Keys + j] = P::multiply_add(q[r], k, acc[r * Keys + j]);
     }
   }
   alignas(64) float sums[kWidth];
-  sums_of_each(acc).store_aligned(sums);
+  (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r) __builtin_memcpy(scores + r * kDecodeKeyBlock, sums + r * Keys, sizeof(float) * Keys);
   if (whole < head_dim)
-    for (std::size_t r = 0; r < Rows; ++r)
-      for (std::size_t j = 0; j < Keys; ++j)
+    for (std::size_t r = 0; r < Rows; ++r) {
+      for (std::size_t j = 0; j < Keys; ++j) {
+        float sum = 0.0f;
         for (std::size_t d = whole; d < head_dim; ++d)
-          scores[r * kDecodeKeyBlock + j] += queries[r * head_columns + d] * widen(keys[j][d]);
+          sum += P::query_element(queries + r * head_columns, d) * widen(keys[j][d]);
+        scores[r * kDecodeKeyBlock + j] += factor * sum;
+      }
+    }
 }
 
 // The online softmax step of one row over its `keys` scores (base 2, masked): the scores become
@@ -248,50 +367,57 @@ template <std::size_t Rows, class Element>
   return factor[0];
 }
 
-// outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weights[r][j] * values[j][c]
-// for Rows rows (weights kDecodeKeyBlock apart, outputs output_stride apart, in pair order) and
-// the Pairs pairs of columns at `values` (rows value_stride apart).
-template <std::size_t Rows, std::size_t Pairs, class Element>
-[[gnu::always_inline]] inline void decode_accumulate(const float* weights, std::size_t keys, const Element* values,
-                                                     std::size_t value_stride, float* outputs, std::size_t output_stride,
-                                                     const float* rescale) {
-  constexpr std::size_t Vectors = 2 * Pairs;
-  Floats acc[Rows][Vectors];
+// outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weight (r, j) * values[j][c]
+// for Rows rows and the Chunks chunks of columns at `values` (rows value_stride apart): weights
+// kDecodeKeyBlock apart, and as P::weigh packed them kDecodeKeyBlock / 2 apart; outputs
+// output_stride apart, in P's position order. `zeros` (as many columns) stands for the row past
+// the last key when P takes keys two at a time.
+template <class P, std::size_t Rows, std::size_t Chunks>
+[[gnu::always_inline]] inline void decode_accumulate(const float* weights, const float* packed, std::size_t keys,
+                                                     const typename P::Element* values,
+                                                     const typename P::Element* zeros, std::size_t value_stride,
+                                                     float* outputs, std::size_t output_stride, const float* rescale) {
+  Floats acc[Rows][2 * Chunks];
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < Vectors; ++x)
+    for (std::size_t x = 0; x < 2 * Chunks; ++x)
       acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * Floats(rescale[r]);
-  for (std::size_t j = 0; j < keys; ++j, values += value_stride) {
-    Floats v[Vectors];
+  for (std::size_t j = 0; j < keys; j += P::kKeysPerStep) {
+    const typename P::Element* const row = values + j * value_stride;
+    const typename P::Element* const next = j + 1 < keys ? row + value_stride : zeros;
+    typename P::ValueChunk v[Chunks];
 #pragma GCC unroll 4
-    for (std::size_t p = 0; p < Pairs; ++p) load_pair(values + p * kPair, v[2 * p], v[2 * p + 1]);
+    for (std::size_t c = 0; c < Chunks; ++c) v[c] = P::load_values(row + c * P::kChunk, next + c * P::kChunk);
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
-      const Floats w(weights[r * kDecodeKeyBlock + j]);
+      const typename P::Weight w = P::weight(weights + r * kDecodeKeyBlock, packed + r * kDecodeKeyBlock / 2, j);
 #pragma GCC unroll 4
-      for (std::size_t x = 0; x < Vectors; ++x) acc[r][x] = multiply_add(w, v[x], acc[r][x]);
+      for (std::size_t c = 0; c < Chunks; ++c) P::accumulate(w, v[c], acc[r][2 * c], acc[r][2 * c + 1]);
     }
   }
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < Vectors; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
+    for (std::size_t x = 0; x < 2 * Chunks; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
 }
 
-// decode_accumulate over every column of V for Rows rows: whole pairs kDecodeValuePairs at a time,
-// then one, then the columns past the last whole pair in order.
-template <std::size_t Rows, class Element>
-[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, std::size_t keys, const Element* values,
-                                                          std::size_t value_dim, float* outputs,
-                                                          std::size_t output_stride, const float* rescale) {
-  const std::size_t whole = value_dim / kPair * kPair;
+// decode_accumulate over every column of V for Rows rows: whole chunks kDecodeValueChunks at a
+// time, then one, then the columns past the last whole chunk in order.
+template <class P, std::size_t Rows>
+[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, const float* packed, std::size_t keys,
+                                                          const typename P::Element* values,
+                                                          const typename P::Element* zeros, std::size_t value_dim,
+                                                          float* outputs, std::size_t output_stride,
+                                                          const float* rescale) {
+  const std::size_t whole = value_dim / P::kChunk * P::kChunk;
   std::size_t column = 0;
-  for (; column + kDecodeValuePairs * kPair <= whole; column += kDecodeValuePairs * kPair)
-    decode_accumulate<Rows, kDecodeValuePairs>(weights, keys, values + column, value_dim, outputs + column,
-                                               output_stride, rescale);
-  for (; column < whole; column += kPair)
-    decode_accumulate<Rows, 1>(weights, keys, values + column, value_dim, outputs + column, output_stride, rescale);
+  for (; column + kDecodeValueChunks * P::kChunk <= whole; column += kDecodeValueChunks * P::kChunk)
+    decode_accumulate<P, Rows, kDecodeValueChunks>(weights, packed, keys, values + column, zeros + column, value_dim,
+                                                   outputs + column, output_stride, rescale);
+  for (; column < whole; column += P::kChunk)
+    decode_accumulate<P, Rows, 1>(weights, packed, keys, values + column, zeros + column, value_dim, outputs + column,
+                                  output_stride, rescale);
   for (; column < value_dim; ++column)
     for (std::size_t r = 0; r < Rows; ++r) {
       float sum = outputs[r * output_stride + column] * rescale[r];
@@ -410,6 +536,7 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
 // The task with rows in chunks of four (fewer rows than kBlockColumns).
 template <class Element>
 void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
+  using P = FewRowsProducts<Element>;
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of<Element>(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
@@ -419,18 +546,16 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const rescale = scratch + l.rescale;
+  float* const weights = scratch + l.weights;
+  const Element* const zeros = reinterpret_cast<const Element*>(scratch + l.zero_values);
+  for (std::size_t c = 0; c < s.value_dim; ++c) scratch[l.zero_values + c] = 0.0f;
   // Row r of the task is query i of head first_head + g.
   const auto query_of = [&](std::size_t r) { return (task.first_row + r) % s.seq_q; };
   const auto head_of = [&](std::size_t r) { return first_head + (task.first_row + r) / s.seq_q; };
-  const std::size_t whole_dims = s.head_dim / kPair * kPair;
 
   for (std::size_t r = 0; r < task.rows; ++r) {
-    const Element* const q = call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim;
-    float* const row = queries + r * l.head_columns;
-    for (std::size_t d = 0; d < s.head_dim; ++d) {
-      const std::size_t at = d < whole_dims ? d / kPair * kPair + pair_position<Element>(d % kPair) : d;
-      row[at] = widen(q[d]) * call.query_factor;
-    }
+    P::pack_query(call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim, s.head_dim,
+                  queries + r * l.head_columns);
     task.row_max[r] = kMinusInfinity;
     task.row_sum[r] = 0.0f;
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
@@ -455,8 +580,8 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
         // A block's last keys past its end repeat its last key: their scores are never used.
         const Element* chunk_keys[Keys];
         for (std::size_t j = 0; j < Keys; ++j) chunk_keys[j] = block_keys + smaller(j0 + j, keys - 1) * s.head_dim;
-        decode_scores<Rows>(chunk_keys, queries + r0 * l.head_columns, l.head_columns, s.head_dim,
-                            scores + r0 * kDecodeKeyBlock + j0);
+        decode_scores<P, Rows>(chunk_keys, queries + r0 * l.head_columns, l.head_columns, s.head_dim,
+                               call.query_factor, scores + r0 * kDecodeKeyBlock + j0);
       }
     });
     for (std::size_t r = 0; r < task.rows; ++r) {
@@ -471,22 +596,24 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       }
       for (std::size_t j = visible; j < keys; ++j) row[j] = kMinusInfinity;
       rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
+      P::weigh(row, keys, weights + r * kDecodeKeyBlock / 2);
     }
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
-      decode_accumulate_rows<Rows>(scores + r0 * kDecodeKeyBlock, keys, block_values, s.value_dim,
-                                   task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
+      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, weights + r0 * kDecodeKeyBlock / 2, keys,
+                                      block_values, zeros, s.value_dim, task.outputs + r0 * task.value_stride,
+                                      task.value_stride, rescale + r0);
     });
   }
 
-  // The outputs back in column order from pair order.
-  if constexpr (!std::is_same_v<Element, float>) {
-    const std::size_t whole_columns = s.value_dim / kPair * kPair;
+  // The outputs back in column order from P's.
+  if constexpr (P::kPermuted) {
+    const std::size_t whole_columns = s.value_dim / P::kChunk * P::kChunk;
     for (std::size_t r = 0; r < task.rows; ++r)
-      for (std::size_t c0 = 0; c0 < whole_columns; c0 += kPair) {
-        float* const pair = task.outputs + r * task.value_stride + c0;
-        alignas(64) float packed[kPair];
-        for (std::size_t x = 0; x < kPair; ++x) packed[x] = pair[x];
-        for (std::size_t x = 0; x < kPair; ++x) pair[x] = packed[pair_position<Element>(x)];
+      for (std::size_t c0 = 0; c0 < whole_columns; c0 += P::kChunk) {
+        float* const chunk = task.outputs + r * task.value_stride + c0;
+        alignas(64) float accumulated[P::kChunk];
+        for (std::size_t x = 0; x < P::kChunk; ++x) accumulated[x] = chunk[x];
+        for (std::size_t x = 0; x < P::kChunk; ++x) chunk[x] = accumulated[P::position(x)];
       }
   }
 }

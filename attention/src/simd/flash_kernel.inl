@@ -788,28 +788,20 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
 }  // namespace
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
 
-#if defined(__AVX512BF16__)
-namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
-
-const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::bfloat16_pairs>,
-                                            attend<Products::bfloat16_pairs>};
-
-}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
-#else
 #include "decode_kernel.inl"
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
-const FlashKernels kFlashKernels = {kQueryTile,
-                                    thread_floats<Products::floats>,
-                                    attend<Products::floats>,
-                                    kDecodeTaskRows,
-                                    decode_thread_floats<float>,
-                                    decode<float>,
-                                    decode_thread_floats<bfloat16>,
-                                    decode<bfloat16>};
-const Bf16FlashKernels kBf16FlashKernels = {kQueryTile, thread_floats<Products::widened_bfloat16>,
-                                            attend<Products::widened_bfloat16>};
+#if defined(__AVX512BF16__)
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::bfloat16_pairs>,
+                                            attend<Products::bfloat16_pairs>, kDecodeTaskRows,
+                                            decode_thread_floats<bfloat16>, decode<bfloat16>};
+#else
+const FlashKernels kFlashKernels = {kQueryTile,      thread_floats<Products::floats>, attend<Products::floats>,
+                                    kDecodeTaskRows, decode_thread_floats<float>,    decode<float>};
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::widened_bfloat16>,
+                                            attend<Products::widened_bfloat16>, kDecodeTaskRows,
+                                            decode_thread_floats<bfloat16>, decode<bfloat16>};
+#endif
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
-#endif

@@ -63,19 +63,18 @@ struct FlashKernels {
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const FlashCall& call, const DecodeTask& task, float* scratch);
-  // The same task on bfloat16 Q, K and V, widened to float as they are loaded (in registers, or
-  // a block of keys at a time into scratch for rows enough for flash's register blocks):
-  // decoding is bound by memory, not by the products, so every ISA's float arithmetic serves.
-  std::size_t (*decode_bf16_thread_floats)(const AttentionShape& shape);
-  void (*decode_bf16)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
 };
 
-// The bfloat16 flash kernels of one instruction set: as FlashKernels' flash members, on bfloat16
-// inputs and outputs (the bfloat16 decode task is FlashKernels' decode_bf16).
+// The bfloat16 kernels of one instruction set: as FlashKernels, on bfloat16 inputs and outputs.
+// Both widen bfloat16 to float where the ISA has no bfloat16 products, and multiply bfloat16
+// pairs where it has AVX512-BF16 (flash_kernel.inl, decode_kernel.inl).
 struct Bf16FlashKernels {
   std::size_t query_tile_rows;
   std::size_t (*thread_floats)(const AttentionShape& shape);
   void (*attend)(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, float* scratch);
+  std::size_t decode_task_rows;
+  std::size_t (*decode_thread_floats)(const AttentionShape& shape);
+  void (*decode)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
 };
 
 // Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone: the float
