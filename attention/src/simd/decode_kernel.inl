@@ -120,10 +120,11 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
 
 // How the few-rows task multiplies, by element type and ISA: a policy with
 //   Element, kPermuted          its rows' element type; whether position(x) moves columns
-//   position(x)                 where column x of a chunk (kChunk columns) lands in the two
-//                               vectors of the chunk's products: the order Q is packed in and
-//                               the outputs accumulate in
-//   pack_query, query_element   a query row as decode_scores reads it, and its element d
+//   position(x)                 where column x of a chunk of value columns (kChunk of them)
+//                               lands in the chunk's two vectors of outputs, the order the
+//                               outputs accumulate in
+//   pack_query, query_element   a query row as decode_scores reads it (in position order where
+//                               it is widened, as the key chunks it meets are), and its element d
 //   QueryChunk, KeyChunk, load_query, load_key, multiply_add
 //                               a chunk of head dimensions of a query row and of a key row, and
 //                               the product of the two added to one float vector
@@ -132,7 +133,6 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
 //                               columns as two vectors' worth, a row's weight(s) of those keys,
 //                               their products added to the chunk's two vectors of outputs
 //   weigh(weights, keys, packed) a row's weights of a block as `weight` reads them
-// The kChunk elements of a chunk are a pair of vectors of floats where the products are floats.
 
 // Float rows, and bfloat16 rows widened in registers. A bfloat16 chunk is loaded as kWidth
 // 32-bit words of two elements; x86 being little-endian, a word's low half is the even column,
