@@ -118,6 +118,12 @@ void add_sdpa_workloads(std::vector<CountedWorkload>& out) {
     for (const bool causal : {false, true})
       out.push_back(sdpa_workload(sdpa_benchmark_name(flash_bf16.name, shape, causal), flash_bf16, shape,
                                   causal ? attention::CausalAlignment::top_left : attention::CausalAlignment::none));
+  // decode_bf16 on one query against 1,024 keys: under valgrind its products widen bfloat16 in
+  // registers; the vdpbf16ps ones run only outside valgrind.
+  const attention::Bf16Implementation& decode_bf16 = *attention::find_cpu_bf16_implementation("decode_bf16");
+  const attention::AttentionShape one_query = decode_shape(1, 1, kDecodeKeys[0]);
+  out.push_back(sdpa_workload(sdpa_decode_benchmark_name(decode_bf16.name, one_query), decode_bf16, one_query,
+                              attention::CausalAlignment::bottom_right));
 }
 
 }  // namespace
