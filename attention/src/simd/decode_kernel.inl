@@ -259,13 +259,30 @@ template <class Element>
 using FewRowsProducts = WidenedProducts<Element>;
 #endif
 
-// The sum of the lanes of x, without xsimd's hadd, whose AVX-512 one needs AVX512DQ.
-float sum_of_lanes(Floats x) {
+// The sum and the largest of the lanes of x: AVX-512F's reductions where this file's ISA has
+// them (xsimd's AVX-512 ones need AVX512DQ), else lane by lane. A NaN lane may or may not carry
+// into the largest, as with maxps anywhere (decode_softmax relies on neither).
+[[gnu::always_inline]] inline float sum_of_lanes(Floats x) {
+#if defined(__AVX512F__)
+  return _mm512_reduce_add_ps(x);
+#else
   alignas(64) float lanes[kWidth];
   x.store_aligned(lanes);
   float sum = 0.0f;
   for (const float lane : lanes) sum += lane;
   return sum;
+#endif
+}
+[[gnu::always_inline]] inline float max_of_lanes(Floats x) {
+#if defined(__AVX512F__)
+  return _mm512_reduce_max_ps(x);
+#else
+  alignas(64) float lanes[kWidth];
+  x.store_aligned(lanes);
+  float largest = lanes[0];
+  for (const float lane : lanes) largest = lane > largest ? lane : largest;
+  return largest;
+#endif
 }
 
 // Lane j of the result is the sum of the lanes of acc[j]: xsimd's haddp where it needs no more
@@ -337,10 +354,7 @@ template <class P, std::size_t Rows>
   const std::size_t whole = keys / kWidth * kWidth;
   Floats max_vector(row_max);
   for (std::size_t j = 0; j < whole; j += kWidth) max_vector = xsimd::max(max_vector, Floats::load_unaligned(scores + j));
-  alignas(64) float lanes[kWidth];
-  max_vector.store_aligned(lanes);
-  float new_max = row_max;
-  for (const float lane : lanes) new_max = lane > new_max ? lane : new_max;
+  float new_max = max_of_lanes(max_vector);
   for (std::size_t j = whole; j < keys; ++j) new_max = scores[j] > new_max ? scores[j] : new_max;
   const float base = new_max == kMinusInfinity ? 0.0f : new_max;
   Floats sum_vector(0.0f);
