@@ -166,7 +166,7 @@ inline bool starts_giant_piece(const PreTokenizer& pretokenizer, std::string_vie
 // Where nothing is to be shared (a small text, a regex pattern, one thread), `alone`, the
 // chain's single-threaded encoder, takes the whole text: the very code that the ratio against
 // it is taken with. A text whose later chunks are all dropped (a megabyte of one letter) is
-// chunk 0's alone, through its stop checks and one copy of its ids.
+// chunk 0's alone, through its stop checks, its ids handed over whole.
 template <class Chain>
 void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out, const Chain& chain,
                       void (*alone)(const Tokenizer&, std::string_view, std::vector<Rank>&)) {
@@ -308,6 +308,13 @@ void encode_in_chunks(const Tokenizer& tokenizer, std::string_view text, std::ve
       k = c.stop_chunk;
     }
   };
+  // A text that is chunk 0's alone (every later chunk dropped, as in one piece as long as the
+  // text) hands its ids over: copied, 256 MiB of one letter made 128 MiB of fresh pages to fault
+  // in, and held both copies at once.
+  if (out.empty() && parts[0].stop_chunk == chunks) {
+    out.swap(parts[0].ids);
+    return;
+  }
   // Counted first, so that an empty `out` is allocated once at its size: grown by doubling, it
   // held an old and a new copy of its ids at once, on top of the chunks' ids. One that already
   // holds ids still grows at least geometrically: Tokenizer::encode appends the texts between
