@@ -26,13 +26,21 @@ struct ValidProblem {
   AttentionProblem problem{shape, q, k, v, mask, CausalAlignment::top_left, std::nullopt, out};
 };
 
-std::string validation_message(const AttentionProblem& problem) {
+// The message of the std::invalid_argument that `check` throws, or "<no exception>".
+template <class Check>
+std::string rejection_message(const Check& check) {
   try {
-    validate(problem);
+    check();
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
   return "<no exception>";
+}
+
+// What validate says of a float or a bfloat16 problem.
+template <class Problem>
+std::string validation_message(const Problem& problem) {
+  return rejection_message([&] { validate(problem); });
 }
 
 void expect_rejected(const std::function<void(ValidProblem&)>& breakage, const std::string& fragment) {
@@ -101,14 +109,7 @@ TEST(Validate, NamesAShapeWhoseByteCountOverflows) {
 // validate_shape needs no buffers: a caller checks a shape with it before allocating for it.
 TEST(ValidateShape, NamesTheShapesFaultsWithoutBuffers) {
   EXPECT_NO_THROW(validate_shape(ValidProblem().shape));
-  const auto message = [](const AttentionShape& shape) -> std::string {
-    try {
-      validate_shape(shape);
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "<no exception>";
-  };
+  const auto message = [](const AttentionShape& shape) { return rejection_message([&] { validate_shape(shape); }); };
   EXPECT_EQ(message({.batch = 1 << 20, .heads = 1 << 10, .seq_q = 1 << 20, .seq_k = 0, .head_dim = 0}),
             "attention: seq_k is zero");
   EXPECT_EQ(message({.batch = std::size_t{1} << 40, .heads = 1 << 10, .seq_q = 1 << 20}),
@@ -181,14 +182,7 @@ TEST(Validate, NamesTheFaultsOfABfloat16Problem) {
   std::vector<float> mask(shape.mask_elements());
   const Bf16AttentionProblem valid{shape, q, k, v, mask, CausalAlignment::top_left, std::nullopt, out};
   EXPECT_NO_THROW(validate(valid));
-  const auto message = [](const Bf16AttentionProblem& problem) -> std::string {
-    try {
-      validate(problem);
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "<no exception>";
-  };
+  const auto message = [](const Bf16AttentionProblem& problem) { return validation_message(problem); };
   Bf16AttentionProblem short_k = valid;
   short_k.k = short_k.k.first(5);
   EXPECT_NE(message(short_k).find("k holds 5 bfloat16 values, the shape needs 192"), std::string::npos)
