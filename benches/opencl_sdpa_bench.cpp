@@ -94,6 +94,7 @@ void register_opencl_sdpa_benchmarks() {
   register_opencl_calibration_benchmarks();
 
   for (const gpu::OpenClKernel& kernel : gpu::opencl_kernels()) {
+    if (!kernel.runs_on(*runtime)) continue;
     for (const std::size_t seq : kSdpaSeqLengths) {
       if (kernel.name == "opencl_naive" && seq > kNaiveMaxSeq) continue;
       for (const std::size_t dim : kSdpaHeadDims) {
@@ -109,7 +110,7 @@ void register_opencl_sdpa_benchmarks() {
     }
   }
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
-    if (implementation.name == "opencl_naive") continue;
+    if (implementation.name == "opencl_naive" || !implementation.is_supported()) continue;
     const std::string family = std::string(implementation.name) + "_end_to_end";
     const std::string name = sdpa_benchmark_name(family, sdpa_shape(kEndToEndSeq, kEndToEndDim), false);
     note_opencl_benchmark(name);

@@ -71,6 +71,7 @@ OpenClKernel cpu_sdpa_kernel() {
       "opencl_cpu",
       "shaped for CPU devices: K packed by 16-key blocks, then each work-item takes 4 queries and walks 16 keys per "
       "float16, online softmax, no local memory",
+      runs_on_any_device,
       packed_keys_bytes,
       [](OpenClRuntime& runtime, const attention::AttentionShape& shape) -> std::unique_ptr<PreparedSdpa> {
         return std::make_unique<PreparedCpuSdpa>(runtime, shape);

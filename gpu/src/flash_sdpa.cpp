@@ -69,6 +69,7 @@ OpenClKernel flash_sdpa_kernel() {
       "opencl_flash",
       "one fused kernel, online softmax; a work-group per 64-query tile, one query per item, K/V tiles in local "
       "memory, rows as float4/float8 vectors",
+      runs_on_any_device,
       [](const attention::AttentionShape&) -> std::size_t { return 0; },
       [](OpenClRuntime& runtime, const attention::AttentionShape& shape) -> std::unique_ptr<PreparedSdpa> {
         return std::make_unique<PreparedFlashSdpa>(runtime, shape);

@@ -79,6 +79,7 @@ OpenClKernel naive_sdpa_kernel() {
   return OpenClKernel{
       "opencl_naive",
       "three kernels: tiled Q Kᵀ GEMM into a global scores buffer, row-wise scale+mask+softmax, tiled P V GEMM",
+      runs_on_any_device,
       scores_bytes,
       [](OpenClRuntime& runtime, const attention::AttentionShape& shape) -> std::unique_ptr<PreparedSdpa> {
         return std::make_unique<PreparedNaiveSdpa>(runtime, shape);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <utility>
 
 #include "gpu/device_attention_problem.hpp"
+#include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_kernel.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "opencl_kernel_entries.hpp"
@@ -29,11 +31,24 @@ void run(const attention::AttentionProblem& problem) {
   run_kernel(opencl_kernels()[Index], problem);
 }
 
+// Kernels that need more than OpenCL ask the device, which means opening it.
+template <std::size_t Index>
+bool supported() {
+  const OpenClKernel& kernel = opencl_kernels()[Index];
+  if (!opencl_device_available()) return false;
+  if (kernel.runs_on == runs_on_any_device) return true;
+  try {
+    return kernel.runs_on(default_runtime());
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 template <std::size_t Index>
 attention::Implementation implementation() {
   const OpenClKernel& kernel = opencl_kernels()[Index];
-  return attention::Implementation{kernel.name, kernel.description, opencl_device_available,
-                                   kernel.workspace_bytes, run<Index>};
+  return attention::Implementation{kernel.name, kernel.description, supported<Index>, kernel.workspace_bytes,
+                                   run<Index>};
 }
 
 template <std::size_t... Indices>
@@ -49,8 +64,11 @@ std::span<const attention::Implementation> opencl_implementations() {
 }
 
 const attention::Implementation& preferred_opencl_implementation() {
-  const bool cpu_device = (default_runtime().device().type & CL_DEVICE_TYPE_CPU) != 0;
-  const std::string_view name = cpu_device ? "opencl_cpu" : "opencl_tiled";
+  const OpenClRuntime& runtime = default_runtime();
+  const bool cpu_device = (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0;
+  const std::string_view name = cpu_device                                ? "opencl_cpu"
+                                : has_tf32_tensor_cores(runtime.limits()) ? "opencl_mma"
+                                                                          : "opencl_tiled";
   const std::span<const attention::Implementation> all = opencl_implementations();
   return *std::find_if(all.begin(), all.end(),
                        [name](const attention::Implementation& entry) { return entry.name == name; });

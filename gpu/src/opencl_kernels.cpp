@@ -4,9 +4,11 @@
 
 namespace gpu {
 
+bool runs_on_any_device(const OpenClRuntime&) { return true; }
+
 std::span<const OpenClKernel> opencl_kernels() {
   static const std::array<OpenClKernel, kKernelCount> kernels{
-      naive_sdpa_kernel(), flash_sdpa_kernel(), tiled_sdpa_kernel(), cpu_sdpa_kernel()};
+      naive_sdpa_kernel(), flash_sdpa_kernel(), tiled_sdpa_kernel(), cpu_sdpa_kernel(), mma_sdpa_kernel()};
   return kernels;
 }
 

@@ -1,6 +1,7 @@
 #include "gpu/opencl_runtime.hpp"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpu/opencl_error.hpp"
@@ -18,6 +19,20 @@ Value device_value(cl_device_id device, cl_device_info what) {
   return value;
 }
 
+// cl_nv_device_attribute_query's names (CL/cl_ext.h has them only in newer headers).
+constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
+
+unsigned nvidia_compute_capability(cl_device_id device) {
+  std::size_t size = 0;
+  check(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size), "clGetDeviceInfo");
+  std::string extensions(size, '\0');
+  check(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr), "clGetDeviceInfo");
+  if (extensions.find("cl_nv_device_attribute_query") == std::string::npos) return 0;
+  return 10 * device_value<cl_uint>(device, kComputeCapabilityMajorNv) +
+         device_value<cl_uint>(device, kComputeCapabilityMinorNv);
+}
+
 DeviceLimits query_limits(cl_device_id device) {
   return DeviceLimits{
       static_cast<std::size_t>(device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE)),
@@ -25,6 +40,7 @@ DeviceLimits query_limits(cl_device_id device) {
       static_cast<std::size_t>(device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE)),
       device_value<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT),
       device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS),
+      nvidia_compute_capability(device),
   };
 }
 

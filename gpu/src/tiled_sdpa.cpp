@@ -73,6 +73,7 @@ OpenClKernel tiled_sdpa_kernel() {
       "opencl_tiled",
       "one fused kernel shaped for GPUs (FlashAttention-2 style): a work-group per query tile, each item a "
       "register block of scores and of outputs, Q and K/V tiles in local memory; tile sizes tuned per device",
+      runs_on_any_device,
       [](const attention::AttentionShape&) -> std::size_t { return 0; },
       [](OpenClRuntime& runtime, const attention::AttentionShape& shape) -> std::unique_ptr<PreparedSdpa> {
         return prepare_tiled_sdpa(runtime, shape, chosen_tiled_parameters(runtime, shape));

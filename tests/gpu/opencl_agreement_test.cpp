@@ -13,6 +13,7 @@
 
 #include "attention/implementation_registry.hpp"
 #include "attention/uniform_values.hpp"
+#include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_implementations.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "non_finite_semantics.hpp"
@@ -181,6 +182,7 @@ TEST_P(OpenClAgreement, EveryKernelMatchesTheReference) {
   const AgreementCase& test_case = GetParam();
   const CaseData data(test_case);
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
+    if (!implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);
     std::vector<float> out(test_case.shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
     implementation.run(data.problem(test_case, out));
@@ -200,6 +202,7 @@ TEST_F(OpenClSemantics, RowsWithoutAVisibleKeyAreExactlyZero) {
   const CaseData data(test_case);
   const AttentionShape& s = test_case.shape;
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
+    if (!implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);
     std::vector<float> out(s.out_elements(), std::numeric_limits<float>::quiet_NaN());
     implementation.run(data.problem(test_case, out));
@@ -219,6 +222,7 @@ TEST_F(OpenClSemantics, RowsWithoutAVisibleKeyAreExactlyZero) {
 // NaN and infinities as PyTorch treats them, and as the CPU implementations do.
 TEST_F(OpenClSemantics, NaNPropagatesAndMaskedRowsStayZero) {
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
+    if (!implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);
     EXPECT_TRUE(attention::test::follows_non_finite_semantics(implementation.run));
   }
@@ -228,6 +232,7 @@ TEST_F(OpenClSemantics, RepeatedRunsGiveIdenticalOutputs) {
   const AgreementCase test_case{make_shape(2, 2, 130, 70, 32, 32), CausalAlignment::top_left, MaskKind::random};
   const CaseData data(test_case);
   for (const attention::Implementation& implementation : gpu::opencl_implementations()) {
+    if (!implementation.is_supported()) continue;
     SCOPED_TRACE(implementation.name);
     std::vector<float> first(test_case.shape.out_elements());
     std::vector<float> second(test_case.shape.out_elements());
@@ -239,25 +244,30 @@ TEST_F(OpenClSemantics, RepeatedRunsGiveIdenticalOutputs) {
 
 TEST_F(OpenClSemantics, ThePreferredKernelDependsOnTheDeviceType) {
   const bool cpu_device = (runtime().device().type & CL_DEVICE_TYPE_CPU) != 0;
-  EXPECT_EQ(gpu::preferred_opencl_implementation().name, cpu_device ? "opencl_cpu" : "opencl_tiled");
+  const std::string_view gpu_kernel = gpu::has_tf32_tensor_cores(runtime().limits()) ? "opencl_mma" : "opencl_tiled";
+  EXPECT_EQ(gpu::preferred_opencl_implementation().name, cpu_device ? "opencl_cpu" : gpu_kernel);
 }
 
-TEST(OpenClRegistry, ListsTheFourKernelsWithTheirWorkspaces) {
+TEST(OpenClRegistry, ListsTheFiveKernelsWithTheirWorkspaces) {
   const std::span<const attention::Implementation> all = gpu::opencl_implementations();
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(all[0].name, "opencl_naive");
   EXPECT_EQ(all[1].name, "opencl_flash");
   EXPECT_EQ(all[2].name, "opencl_tiled");
   EXPECT_EQ(all[3].name, "opencl_cpu");
+  EXPECT_EQ(all[4].name, "opencl_mma");
   const AttentionShape shape{2, 8, 2, 100, 30, 64, 32};
   EXPECT_EQ(all[0].workspace_bytes(shape), 2u * 8 * 100 * 30 * sizeof(float)) << "the scores";
   EXPECT_EQ(all[1].workspace_bytes(shape), 0u);
   EXPECT_EQ(all[2].workspace_bytes(shape), 0u);
   EXPECT_EQ(all[3].workspace_bytes(shape), 2u * 2 * 64 * 32 * sizeof(float))
       << "K packed, keys padded to a multiple of 16";
-  for (const attention::Implementation& implementation : all) {
+  EXPECT_EQ(all[4].workspace_bytes(shape), 0u);
+  for (const attention::Implementation& implementation : all.first(4)) {
     EXPECT_EQ(implementation.is_supported(), gpu::opencl_device_available()) << implementation.name;
   }
+  const bool tensor_cores = gpu::opencl_device_available() && gpu::has_tf32_tensor_cores(gpu::default_runtime().limits());
+  EXPECT_EQ(all[4].is_supported(), tensor_cores);
 }
 
 // Invalid problems are rejected before any OpenCL work, so this holds on machines without a device.

@@ -30,13 +30,18 @@ class PreparedSdpa {
 struct OpenClKernel {
   std::string_view name;
   std::string_view description;
+  // Whether the kernel can run on the runtime's device (opencl_mma needs NVIDIA's tensor cores).
+  bool (*runs_on)(const OpenClRuntime& runtime);
   // Device memory a call allocates besides the copies of its inputs and output.
   std::size_t (*workspace_bytes)(const attention::AttentionShape& shape);
   std::unique_ptr<PreparedSdpa> (*prepare)(OpenClRuntime& runtime, const attention::AttentionShape& shape);
 };
 
+// Any device: what runs_on is for the kernels written in portable OpenCL C.
+bool runs_on_any_device(const OpenClRuntime& runtime);
+
 // The registry of OpenCL SDPA kernels: opencl_naive, opencl_flash, opencl_tiled,
-// opencl_cpu. The same list as
+// opencl_cpu, opencl_mma. The same list as
 // attention::Implementation entries, which run on the host's data: opencl_implementations().
 std::span<const OpenClKernel> opencl_kernels();
 

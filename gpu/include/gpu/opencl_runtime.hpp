@@ -22,6 +22,9 @@ struct DeviceLimits {
   // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 8 on an AVX2 CPU, often 1 on GPUs.
   std::size_t preferred_float_vector_width = 1;
   std::size_t compute_units = 1;
+  // NVIDIA's compute capability as 10 * major + minor (90 on an H100) through the device's
+  // cl_nv_device_attribute_query extension; 0 on every other device.
+  unsigned nvidia_compute_capability = 0;
 };
 
 // Everything the SDPA calls on one device share: its context, one in-order command queue with

@@ -1,0 +1,181 @@
+// opencl_mma beyond the agreement grid (which runs it only where the device has tensor cores):
+// its kernel with the warp-level instructions emulated, on any device (PoCL in CI), so that every
+// index, the TF32 split and the online softmax are checked without a GPU; natively where the
+// device has tensor cores; its parameter rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention/implementation_registry.hpp"
+#include "attention/uniform_values.hpp"
+#include "gpu/device_attention_problem.hpp"
+#include "gpu/mma_sdpa.hpp"
+#include "gpu/opencl_launch.hpp"
+#include "non_finite_semantics.hpp"
+#include "opencl_test_fixture.hpp"
+
+namespace {
+
+using attention::AttentionShape;
+using attention::CausalAlignment;
+using attention::uniform_values;
+using gpu::MmaSdpaParameters;
+
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+
+gpu::DeviceLimits limits_with(std::size_t local_memory_bytes, unsigned compute_capability) {
+  gpu::DeviceLimits limits{local_memory_bytes, 1024, std::size_t{1} << 30, 1, 132};
+  limits.nvidia_compute_capability = compute_capability;
+  return limits;
+}
+
+TEST(MmaParameters, TensorCoresFromComputeCapabilityEight) {
+  EXPECT_TRUE(gpu::has_tf32_tensor_cores(limits_with(49152, 90)));
+  EXPECT_TRUE(gpu::has_tf32_tensor_cores(limits_with(49152, 80)));
+  EXPECT_FALSE(gpu::has_tf32_tensor_cores(limits_with(49152, 75)));
+  EXPECT_FALSE(gpu::has_tf32_tensor_cores(limits_with(49152, 0)));
+}
+
+TEST(MmaParameters, TheDefaultIsTheFastestThatFits) {
+  const gpu::DeviceLimits nvidia = limits_with(49152, 90);
+  const auto tile = [&](std::size_t head_dim, std::size_t value_dim) {
+    return gpu::default_mma_parameters(head_dim, value_dim, nvidia).key_tile;
+  };
+  EXPECT_EQ(tile(64, 64), 64u);
+  EXPECT_EQ(tile(80, 80), 16u);
+  EXPECT_EQ(tile(128, 128), 16u);
+  EXPECT_EQ(tile(256, 256), 16u);
+  EXPECT_EQ(gpu::default_mma_parameters(64, 64, limits_with(16384, 90)).key_tile, 16u);
+  const MmaSdpaParameters chosen = gpu::default_mma_parameters(64, 64, nvidia);
+  EXPECT_EQ(chosen.warps, 8u);
+  EXPECT_TRUE(chosen.query_split && chosen.prefetch && !chosen.emulate);
+  // 32 keys x ((128 + 8) + (128 + 4)) floats.
+  EXPECT_EQ((MmaSdpaParameters{4, 32}.local_memory_bytes(128, 128)), 32u * (136 + 132) * sizeof(float));
+  EXPECT_EQ((MmaSdpaParameters{2, 8, true, false, true}.local_memory_bytes(3, 5)),
+            (8u * (16 + 12) + 2 * 6 * 32) * sizeof(float));
+  EXPECT_THROW(gpu::default_mma_parameters(256, 256, limits_with(1024, 90)), std::runtime_error);
+}
+
+// A problem where every feature counts: grouped queries, a bottom-right causal limit, a mask with
+// -inf and a fully masked row, sizes no tile divides, dimensions no fragment divides.
+struct MaskedProblem {
+  AttentionShape shape;
+  std::vector<float> q, k, v, mask, expected;
+
+  explicit MaskedProblem(const AttentionShape& problem_shape)
+      : shape(problem_shape),
+        q(uniform_values(shape.q_elements(), 1)),
+        k(uniform_values(shape.k_elements(), 2)),
+        v(uniform_values(shape.v_elements(), 3)),
+        mask(uniform_values(shape.mask_elements(), 4)),
+        expected(shape.out_elements()) {
+    for (std::size_t i = 0; i < mask.size(); i += 5) mask[i] = kMinusInfinity;
+    for (std::size_t j = 0; j < shape.seq_k; ++j) mask[7 * shape.seq_k + j] = kMinusInfinity;
+    attention::sdpa_reference(problem(expected));
+  }
+
+  attention::AttentionProblem problem(std::span<float> out) const {
+    return {shape, q, k, v, mask, CausalAlignment::bottom_right, std::nullopt, out};
+  }
+};
+
+constexpr AttentionShape kShapes[] = {
+    {1, 4, 2, 100, 300, 80, 20}, {2, 2, 1, 33, 17, 64, 64}, {1, 2, 2, 70, 45, 3, 5}, {1, 8, 1, 16, 40, 128, 128}};
+
+// One warp to eight, every key tile.
+constexpr MmaSdpaParameters kSweep[] = {{1, 8, true, false, true},  {2, 16, false, true, true},
+                                        {4, 32, true, true, true},   {8, 64, false, false, true},
+                                        {8, 16, true, false, true}};
+
+std::vector<float> run_mma(gpu::OpenClRuntime& runtime, const attention::AttentionProblem& problem,
+                           const MmaSdpaParameters& parameters) {
+  std::vector<float> out(problem.shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
+  const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, problem);
+  gpu::profiled_seconds(gpu::prepare_mma_sdpa(runtime, problem.shape, parameters)->enqueue(device));
+  gpu::download_output(runtime, device, out);
+  return out;
+}
+
+void expect_close(const std::vector<float>& out, const std::vector<float>& expected) {
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    // Written so that a NaN counts as a mismatch.
+    if (!(std::abs(out[i] - expected[i]) <= 1e-4f + 1e-4f * std::abs(expected[i])) && ++mismatches <= 5) {
+      ADD_FAILURE() << "element " << i << ": " << out[i] << " vs reference " << expected[i];
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << out.size();
+}
+
+}  // namespace
+
+namespace gpu {
+// For gtest's messages.
+void PrintTo(const MmaSdpaParameters& parameters, std::ostream* out) { *out << parameters.to_string(); }
+}  // namespace gpu
+
+namespace {
+
+class MmaKernel : public gpu_tests::OpenClTest, public ::testing::WithParamInterface<MmaSdpaParameters> {};
+
+TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
+  std::size_t shapes_run = 0;
+  for (const AttentionShape& shape : kShapes) {
+    SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
+    // 48 KiB of local memory (NVIDIA's) holds no 64-key tiles of 128 dimensions.
+    if (GetParam().local_memory_bytes(shape.head_dim, shape.value_dim) > runtime().limits().local_memory_bytes) continue;
+    ++shapes_run;
+    const MaskedProblem data(shape);
+    std::vector<float> out(shape.out_elements());
+    expect_close(run_mma(runtime(), data.problem(out), GetParam()), data.expected);
+    if (gpu::has_tf32_tensor_cores(runtime().limits())) {
+      SCOPED_TRACE("native");
+      MmaSdpaParameters native = GetParam();
+      native.emulate = false;
+      expect_close(run_mma(runtime(), data.problem(out), native), data.expected);
+    }
+  }
+  EXPECT_GE(shapes_run, 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, MmaKernel, ::testing::ValuesIn(kSweep),
+                         [](const ::testing::TestParamInfo<MmaSdpaParameters>& info) {
+                           const MmaSdpaParameters& p = info.param;
+                           return "w" + std::to_string(p.warps) + "_k" + std::to_string(p.key_tile) + "_s" +
+                                  std::to_string(p.query_split) + "_p" + std::to_string(p.prefetch);
+                         });
+
+void run_emulated(const attention::AttentionProblem& problem) {
+  attention::validate(problem);
+  const std::vector<float> out = run_mma(gpu::default_runtime(), problem, {2, 16, true, true, true});
+  std::copy(out.begin(), out.end(), problem.out.begin());
+}
+
+using MmaSemantics = gpu_tests::OpenClTest;
+
+// NaN and infinities through the split products: hi and lo of an infinity are inf and NaN.
+TEST_F(MmaSemantics, NaNPropagatesAndMaskedRowsStayZero) {
+  EXPECT_TRUE(attention::test::follows_non_finite_semantics(run_emulated));
+}
+
+TEST_F(MmaSemantics, BadParametersAndMissingTensorCoresAreReported) {
+  const AttentionShape shape{1, 1, 1, 8, 8, 64, 64};
+  EXPECT_THROW(gpu::prepare_mma_sdpa(runtime(), shape, {4, 12, true, false, true}), std::invalid_argument);
+  EXPECT_THROW(gpu::prepare_mma_sdpa(runtime(), shape, {9, 16, true, false, true}), std::invalid_argument);
+  EXPECT_THROW(gpu::prepare_mma_sdpa(runtime(), {1, 1, 1, 8, 8, 4096, 4096}, {4, 64, true, false, true}),
+               std::invalid_argument);
+  if (!gpu::has_tf32_tensor_cores(runtime().limits())) {
+    try {
+      gpu::prepare_mma_sdpa(runtime(), shape, {4, 16});
+      ADD_FAILURE() << "prepared without tensor cores";
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what()).find("no TF32 tensor cores"), std::string::npos) << error.what();
+    }
+  }
+}
+
+}  // namespace
