@@ -1,4 +1,4 @@
-// sdpa_tune: picks opencl_tiled's tile shapes for the present OpenCL device; see usage_text().
+// sdpa_tune: picks the tunable OpenCL kernels' parameters for the present device; see usage_text().
 #include <cstdio>
 
 #include "cli_support/program_main.hpp"

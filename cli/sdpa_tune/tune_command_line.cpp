@@ -22,16 +22,19 @@ std::size_t positive_integer(std::string_view option, std::string_view text, std
 }  // namespace
 
 std::string usage_text() {
-  return "usage: sdpa_tune [--dims 64,128] [--seq 1024] [--repeats 5] [--limit N] [--seconds N]\n"
-         "                 [--out FOLDER]\n"
+  return "usage: sdpa_tune [--kernels opencl_tiled,opencl_mma] [--dims 64,128] [--seq 1024]\n"
+         "                 [--repeats 5] [--limit N] [--seconds N] [--out FOLDER]\n"
          "\n"
-         "Sweeps the tile shapes of the opencl_tiled SDPA kernel on the OpenCL device that\n"
-         "OPENCL_DEVICE selects (default: the first GPU, else the first CPU device), and writes the\n"
-         "fastest per head dimension as the device's tuning file, which the gpu library reads from\n"
-         "$OPENCL_TUNING_DIR (or from the files of gpu/tuning built into it). Every candidate is first\n"
-         "checked against the reference on a small causal, masked, grouped-query problem; one that\n"
-         "fails to build, to launch or to agree is reported and skipped. Progress goes to stderr.\n"
+         "Sweeps the parameters of the tunable SDPA kernels (opencl_tiled's tile shapes; opencl_mma's\n"
+         "warps, key tile, query split and prefetch, where the device has tensor cores) on the OpenCL\n"
+         "device that OPENCL_DEVICE selects (default: the first GPU, else the first CPU device), and\n"
+         "writes the fastest per kernel and head dimension as the device's tuning file, which the gpu\n"
+         "library reads from $OPENCL_TUNING_DIR (or from the files of gpu/tuning built into it).\n"
+         "Every candidate is first checked against the reference on a small causal, masked,\n"
+         "grouped-query problem; one that fails to build, to launch or to agree is reported and\n"
+         "skipped. Progress goes to stderr.\n"
          "\n"
+         "  --kernels LIST  kernels to tune, comma-separated; default: every one the device runs\n"
          "  --dims LIST     head dimensions to tune, comma-separated (value dimension the same)\n"
          "  --seq N         queries and keys of the timed problem (batch 4, 8 heads, non-causal)\n"
          "  --repeats N     timed launches per candidate; the fastest counts\n"
@@ -49,6 +52,19 @@ TuneOptions parse_tune_command_line(std::span<const std::string_view> args) {
     if (arg == "--help" || arg == "-h") {
       cursor.expect_no_value(arg);
       options.help = true;
+    } else if (arg == "--kernels") {
+      options.kernels.clear();
+      std::string_view list = cursor.value(arg);
+      while (true) {
+        const std::size_t comma = list.find(',');
+        const std::string_view kernel = list.substr(0, comma);
+        if (kernel != "opencl_tiled" && kernel != "opencl_mma") {
+          throw cli_support::UsageError("--kernels takes opencl_tiled and opencl_mma, not '" + std::string(kernel) + "'");
+        }
+        options.kernels.emplace_back(kernel);
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+      }
     } else if (arg == "--dims") {
       options.dims.clear();
       std::string_view list = cursor.value(arg);

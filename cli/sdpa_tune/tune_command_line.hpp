@@ -12,6 +12,8 @@ namespace sdpa_tune {
 // What one run of sdpa_tune does; see usage_text().
 struct TuneOptions {
   bool help = false;
+  // Kernels to tune, in order (opencl_tiled, opencl_mma); empty: every one the device runs.
+  std::vector<std::string> kernels;
   // Head (= value) dimensions to tune, in order.
   std::vector<std::size_t> dims{64, 128};
   // The timed problem: batch 4, 8 heads, seq queries and keys (the sdpa benchmarks' shape).

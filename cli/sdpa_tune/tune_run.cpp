@@ -12,12 +12,15 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "attention/flop_count.hpp"
 #include "attention/implementation_registry.hpp"
 #include "attention/uniform_values.hpp"
 #include "gpu/device_attention_problem.hpp"
+#include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "gpu/opencl_tuning.hpp"
@@ -56,6 +59,37 @@ struct HostProblem {
   attention::AttentionProblem view() { return {shape, q, k, v, mask, causal, std::nullopt, out}; }
 };
 
+std::unique_ptr<gpu::PreparedSdpa> prepare(gpu::OpenClRuntime& runtime, const AttentionShape& shape,
+                                           const gpu::KernelParameters& parameters) {
+  if (const auto* mma = std::get_if<gpu::MmaSdpaParameters>(&parameters)) return gpu::prepare_mma_sdpa(runtime, shape, *mma);
+  return gpu::prepare_tiled_sdpa(runtime, shape, std::get<gpu::TiledSdpaParameters>(parameters));
+}
+
+std::string describe(const gpu::KernelParameters& parameters) {
+  return std::visit([](const auto& kernel_parameters) { return kernel_parameters.to_string(); }, parameters);
+}
+
+// The kernel's candidates for a dimension, the default first where the sweep has it elsewhere.
+std::vector<gpu::KernelParameters> candidates_of(const gpu::OpenClRuntime& runtime, std::string_view kernel,
+                                                 std::size_t dim) {
+  std::vector<gpu::KernelParameters> candidates;
+  if (kernel == "opencl_mma") {
+    for (const gpu::MmaSdpaParameters& p : gpu::mma_parameter_candidates(dim, dim, runtime.limits())) {
+      candidates.emplace_back(p);
+    }
+  } else {
+    for (const gpu::TiledSdpaParameters& p : gpu::tiled_parameter_candidates(dim, dim, runtime.limits())) {
+      candidates.emplace_back(p);
+    }
+  }
+  return candidates;
+}
+
+gpu::KernelParameters default_of(const gpu::OpenClRuntime& runtime, std::string_view kernel, std::size_t dim) {
+  if (kernel == "opencl_mma") return gpu::default_mma_parameters(dim, dim, runtime.limits());
+  return gpu::default_tiled_parameters(dim, dim, runtime.limits(), (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
+}
+
 // The check every candidate passes before it is timed: grouped queries, fewer queries than keys
 // under a bottom-right causal limit, a mask with -inf, sizes no tile divides.
 class Check {
@@ -70,8 +104,8 @@ class Check {
   }
 
   // "" when the candidate agrees with the reference, else the first disagreement.
-  std::string disagreement(gpu::OpenClRuntime& runtime, const gpu::TiledSdpaParameters& parameters) {
-    gpu::profiled_seconds(gpu::prepare_tiled_sdpa(runtime, host_.shape, parameters)->enqueue(*device_));
+  std::string disagreement(gpu::OpenClRuntime& runtime, const gpu::KernelParameters& parameters) {
+    gpu::profiled_seconds(prepare(runtime, host_.shape, parameters)->enqueue(*device_));
     gpu::download_output(runtime, *device_, host_.out);
     for (std::size_t i = 0; i < expected_.size(); ++i) {
       if (!(std::abs(host_.out[i] - expected_[i]) <= kTolerance + kTolerance * std::abs(expected_[i]))) {
@@ -89,17 +123,16 @@ class Check {
 };
 
 struct Best {
-  gpu::TiledSdpaParameters parameters;
+  gpu::KernelParameters parameters;
   double gflops = 0;
 };
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-Best tune_dimension(gpu::OpenClRuntime& runtime, std::size_t dim, const TuneOptions& options) {
-  std::vector<gpu::TiledSdpaParameters> candidates = gpu::tiled_parameter_candidates(dim, dim, runtime.limits());
+Best tune_dimension(gpu::OpenClRuntime& runtime, std::string_view kernel, std::size_t dim, const TuneOptions& options) {
+  std::vector<gpu::KernelParameters> candidates = candidates_of(runtime, kernel, dim);
   if (options.limit != 0 && candidates.size() > options.limit) candidates.resize(options.limit);
-  const gpu::TiledSdpaParameters fallback = gpu::default_tiled_parameters(
-      dim, dim, runtime.limits(), (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
+  const gpu::KernelParameters fallback = default_of(runtime, kernel, dim);
   Check check(runtime, dim);
   HostProblem timed(AttentionShape{4, 8, 8, options.seq, options.seq, dim, dim}, CausalAlignment::none, false);
   const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, timed.view());
@@ -108,22 +141,23 @@ Best tune_dimension(gpu::OpenClRuntime& runtime, std::size_t dim, const TuneOpti
   Best best;
   std::size_t index = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (const gpu::TiledSdpaParameters& parameters : candidates) {
+  const std::string name(kernel);
+  for (const gpu::KernelParameters& parameters : candidates) {
     if (options.seconds != 0 && std::chrono::steady_clock::now() - start > std::chrono::seconds(options.seconds)) {
-      std::fprintf(stderr, "[dim %zu] --seconds %zu spent: %zu of %zu candidates left untried\n", dim, options.seconds,
-                   candidates.size() - index, candidates.size());
+      std::fprintf(stderr, "[%s, dim %zu] --seconds %zu spent: %zu of %zu candidates left untried\n", name.c_str(), dim,
+                   options.seconds, candidates.size() - index, candidates.size());
       break;
     }
     ++index;
-    std::fprintf(stderr, "[dim %zu, %zu/%zu] %s%s: ", dim, index, candidates.size(), parameters.to_string().c_str(),
-                 parameters == fallback ? " (the default)" : "");
+    std::fprintf(stderr, "[%s, dim %zu, %zu/%zu] %s%s: ", name.c_str(), dim, index, candidates.size(),
+                 describe(parameters).c_str(), parameters == fallback ? " (the default)" : "");
     try {
       const std::string wrong = check.disagreement(runtime, parameters);
       if (!wrong.empty()) {
         std::fprintf(stderr, "skipped, wrong: %s\n", wrong.c_str());
         continue;
       }
-      const std::unique_ptr<gpu::PreparedSdpa> prepared = gpu::prepare_tiled_sdpa(runtime, timed.shape, parameters);
+      const std::unique_ptr<gpu::PreparedSdpa> prepared = prepare(runtime, timed.shape, parameters);
       double seconds = gpu::profiled_seconds(prepared->enqueue(device));
       for (std::size_t repeat = 0; repeat < options.repeats; ++repeat) {
         seconds = std::min(seconds, gpu::profiled_seconds(prepared->enqueue(device)));
@@ -137,10 +171,26 @@ Best tune_dimension(gpu::OpenClRuntime& runtime, std::size_t dim, const TuneOpti
     }
   }
   if (best.gflops == 0) {
-    throw std::runtime_error("no tile shape of opencl_tiled worked for dim " + std::to_string(dim) + " on " +
+    throw std::runtime_error("no candidate of " + name + " worked for dim " + std::to_string(dim) + " on " +
                              runtime.device().describe());
   }
   return best;
+}
+
+// The kernels asked for, or every tunable kernel the device runs.
+std::vector<std::string> tuned_kernels(const gpu::OpenClRuntime& runtime, const TuneOptions& options) {
+  const bool tensor_cores = gpu::has_tf32_tensor_cores(runtime.limits());
+  if (options.kernels.empty()) {
+    if (tensor_cores) return {"opencl_tiled", "opencl_mma"};
+    return {"opencl_tiled"};
+  }
+  for (const std::string& kernel : options.kernels) {
+    if (kernel == "opencl_mma" && !tensor_cores) {
+      throw std::runtime_error("opencl_mma does not run on " + runtime.device().describe() +
+                               ": it needs NVIDIA's TF32 tensor cores (compute capability 8.0 or later)");
+    }
+  }
+  return options.kernels;
 }
 
 std::string today() {
@@ -160,14 +210,18 @@ void run_tune(const TuneOptions& options) {
                limits.max_work_group_size);
   std::vector<gpu::TuningEntry> entries;
   std::string figures;
-  for (const std::size_t dim : options.dims) {
-    const Best best = tune_dimension(runtime, dim, options);
-    entries.push_back(gpu::TuningEntry{dim, dim, best.parameters});
-    char figure[96];
-    std::snprintf(figure, sizeof figure, "; dim %zu: %.0f GFLOP/s", dim, best.gflops);
-    figures += figure;
+  std::string kernels;
+  for (const std::string& kernel : tuned_kernels(runtime, options)) {
+    kernels += (kernels.empty() ? "" : " and ") + kernel;
+    for (const std::size_t dim : options.dims) {
+      const Best best = tune_dimension(runtime, kernel, dim, options);
+      entries.push_back(gpu::TuningEntry{dim, dim, best.parameters});
+      char figure[128];
+      std::snprintf(figure, sizeof figure, "; %s dim %zu: %.0f GFLOP/s", kernel.c_str(), dim, best.gflops);
+      figures += figure;
+    }
   }
-  const std::string comment = "opencl_tiled on " + runtime.device().name + " (" + runtime.device().platform_name +
+  const std::string comment = kernels + " on " + runtime.device().name + " (" + runtime.device().platform_name +
                               "), by sdpa_tune on " + today() + ", batch 4, 8 heads, seq " +
                               std::to_string(options.seq) + ", non-causal" + figures;
   const std::string text = gpu::format_tuning(comment, entries);

@@ -1,11 +1,15 @@
 #include "gpu/mma_sdpa.hpp"
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_program.hpp"
+#include "gpu/opencl_tuning.hpp"
 #include "opencl_kernel_entries.hpp"
 #include "sdpa_kernel_arguments.hpp"
 
@@ -23,21 +27,11 @@ class PreparedMmaSdpa final : public PreparedSdpa {
  public:
   PreparedMmaSdpa(OpenClRuntime& runtime, const attention::AttentionShape& shape, const MmaSdpaParameters& parameters)
       : runtime_(runtime), shape_(shape), parameters_(parameters) {
-    const std::size_t tile = parameters.key_tile;
-    if ((tile != 8 && tile != 16 && tile != 32 && tile != 64) || parameters.warps < 1 || parameters.warps > 8) {
-      throw std::invalid_argument("opencl_mma: " + parameters.to_string() +
-                                  ": the key tile must be 8, 16, 32 or 64 keys and the warps 1 to 8");
-    }
-    const std::size_t bytes = parameters.local_memory_bytes(shape.head_dim, shape.value_dim);
-    if (bytes > runtime.limits().local_memory_bytes) {
-      throw std::invalid_argument("opencl_mma: " + parameters.to_string() + ": the tiles take " + std::to_string(bytes) +
-                                  " bytes of local memory, the device has " +
-                                  std::to_string(runtime.limits().local_memory_bytes));
-    }
-    if (!parameters.emulate && !has_tf32_tensor_cores(runtime.limits())) {
-      throw std::runtime_error("opencl_mma: " + runtime.device().name +
-                               " has no TF32 tensor cores that OpenCL can reach (NVIDIA, compute capability 8.0 "
-                               "or later)");
+    const std::string problem =
+        mma_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime.limits());
+    if (!problem.empty()) {
+      throw std::invalid_argument("opencl_mma on " + runtime.device().name + ": " + parameters.to_string() + ": " +
+                                  problem);
     }
     // Dimensions and tiles are compile-time constants: the fragments live in registers only if
     // every index into them is known when compiling. One program per combination, cached.
@@ -83,6 +77,26 @@ std::string MmaSdpaParameters::to_string() const {
 
 bool has_tf32_tensor_cores(const DeviceLimits& limits) { return limits.nvidia_compute_capability >= 80; }
 
+std::string mma_parameters_problem(const MmaSdpaParameters& parameters, std::size_t head_dim, std::size_t value_dim,
+                                   const DeviceLimits& limits) {
+  const std::size_t tile = parameters.key_tile;
+  if (tile != 8 && tile != 16 && tile != 32 && tile != 64) return "the key tile must be 8, 16, 32 or 64 keys";
+  if (parameters.warps < 1 || parameters.warps > 8) return "the warps must be 1 to 8";
+  if (parameters.warps * kWarpSize > limits.max_work_group_size) {
+    return std::to_string(parameters.warps * kWarpSize) + " work-items, the device takes at most " +
+           std::to_string(limits.max_work_group_size);
+  }
+  const std::size_t bytes = parameters.local_memory_bytes(head_dim, value_dim);
+  if (bytes > limits.local_memory_bytes) {
+    return "the tiles take " + std::to_string(bytes) + " bytes of local memory, the device has " +
+           std::to_string(limits.local_memory_bytes);
+  }
+  if (!parameters.emulate && !has_tf32_tensor_cores(limits)) {
+    return "no TF32 tensor cores that OpenCL can reach (NVIDIA, compute capability 8.0 or later)";
+  }
+  return "";
+}
+
 MmaSdpaParameters default_mma_parameters(std::size_t head_dim, std::size_t value_dim, const DeviceLimits& limits) {
   // What an H200 ran fastest at S = 1024 and 4096 (docs/opencl.md): eight warps, queries split
   // once, tiles prefetched; 64 keys a tile up to 64 dimensions, 16 above (registers, not local
@@ -95,6 +109,34 @@ MmaSdpaParameters default_mma_parameters(std::size_t head_dim, std::size_t value
   throw std::runtime_error("opencl_mma: a tile of 8 keys and values of dimensions " + std::to_string(head_dim) + " and " +
                            std::to_string(value_dim) + " exceeds the device's local memory (" +
                            std::to_string(limits.local_memory_bytes) + " bytes)");
+}
+
+std::vector<MmaSdpaParameters> mma_parameter_candidates(std::size_t head_dim, std::size_t value_dim,
+                                                        const DeviceLimits& limits) {
+  if (!has_tf32_tensor_cores(limits)) return {};
+  std::vector<MmaSdpaParameters> candidates{default_mma_parameters(head_dim, value_dim, limits)};
+  for (const std::size_t warps : {8, 4}) {
+    for (const std::size_t key_tile : {16, 32, 64}) {
+      for (const bool query_split : {true, false}) {
+        for (const bool prefetch : {true, false}) {
+          const MmaSdpaParameters candidate{warps, key_tile, query_split, prefetch, false};
+          if (candidate == candidates.front()) continue;
+          if (mma_parameters_problem(candidate, head_dim, value_dim, limits).empty()) candidates.push_back(candidate);
+        }
+      }
+    }
+  }
+  return candidates;
+}
+
+MmaSdpaParameters chosen_mma_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape) {
+  const std::optional<KernelParameters> tuned =
+      tuned_parameters(runtime.device(), "opencl_mma", shape.head_dim, shape.value_dim);
+  if (tuned) {
+    const MmaSdpaParameters& parameters = std::get<MmaSdpaParameters>(*tuned);
+    if (mma_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return parameters;
+  }
+  return default_mma_parameters(shape.head_dim, shape.value_dim, runtime.limits());
 }
 
 std::unique_ptr<PreparedSdpa> prepare_mma_sdpa(OpenClRuntime& runtime, const attention::AttentionShape& shape,
@@ -110,8 +152,7 @@ OpenClKernel mma_sdpa_kernel() {
       runs_on_tensor_cores,
       [](const attention::AttentionShape&) -> std::size_t { return 0; },
       [](OpenClRuntime& runtime, const attention::AttentionShape& shape) -> std::unique_ptr<PreparedSdpa> {
-        return prepare_mma_sdpa(runtime, shape,
-                                default_mma_parameters(shape.head_dim, shape.value_dim, runtime.limits()));
+        return prepare_mma_sdpa(runtime, shape, chosen_mma_parameters(runtime, shape));
       },
   };
 }

@@ -7,10 +7,16 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "embedded_files.hpp"
 
 namespace gpu {
+
+std::string_view tuned_kernel_name(const KernelParameters& parameters) {
+  return std::holds_alternative<MmaSdpaParameters>(parameters) ? "opencl_mma" : "opencl_tiled";
+}
 
 namespace {
 
@@ -18,29 +24,63 @@ std::runtime_error line_error(std::string_view source, std::size_t line, const s
   return std::runtime_error(std::string(source) + ":" + std::to_string(line) + ": " + what);
 }
 
+// A kernel's parameters as a tuning line names them: sizes (positive) and flags (0 or 1).
+struct Field {
+  std::string_view key;
+  bool flag;
+};
+
+constexpr Field kTiledFields[] = {{"query_tile", false},       {"key_tile", false},      {"rows_per_item", false},
+                                  {"columns_per_item", false}, {"stage_queries", true}, {"stage_values", true},
+                                  {"prefetch", true}};
+constexpr Field kMmaFields[] = {{"warps", false}, {"key_tile", false}, {"query_split", true}, {"prefetch", true}};
+
+constexpr std::string_view kTiled = "opencl_tiled";
+constexpr std::string_view kMma = "opencl_mma";
+
+std::span<const Field> fields_of(std::string_view kernel) {
+  if (kernel == kMma) return kMmaFields;
+  return kTiledFields;
+}
+
+KernelParameters parameters_of(std::string_view kernel, const std::vector<std::size_t>& v) {
+  if (kernel == kMma) return MmaSdpaParameters{v[2], v[3], v[4] == 1, v[5] == 1, false};
+  return TiledSdpaParameters{v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+}
+
 TuningEntry parse_entry(std::string_view line, std::string_view source, std::size_t line_number) {
-  static constexpr std::string_view kKeys[] = {"head_dim",         "value_dim",     "query_tile",   "key_tile",
-                                               "rows_per_item",    "columns_per_item", "stage_queries",
-                                               "stage_values",     "prefetch"};
-  std::size_t values[std::size(kKeys)] = {};
-  bool seen[std::size(kKeys)] = {};
-  std::istringstream words{std::string(line)};
-  std::string word;
-  while (words >> word) {
+  std::vector<std::string> words;
+  std::istringstream text{std::string(line)};
+  for (std::string word; text >> word;) words.push_back(word);
+  // Lines start with a word: a kernel's name, or (files before opencl_mma) opencl_tiled's first key.
+  std::string_view kernel = kTiled;
+  std::size_t first = 0;
+  if (words[0].find('=') == std::string::npos) {
+    if (words[0] != kTiled && words[0] != kMma) {
+      throw line_error(source, line_number, "'" + words[0] + "' is not a tunable kernel (opencl_tiled, opencl_mma)");
+    }
+    kernel = words[0] == kMma ? kMma : kTiled;
+    first = 1;
+  }
+  std::vector<Field> keys{{"head_dim", false}, {"value_dim", false}};
+  for (const Field& field : fields_of(kernel)) keys.push_back(field);
+  std::vector<std::size_t> values(keys.size());
+  std::vector<bool> seen(keys.size());
+  for (std::size_t w = first; w < words.size(); ++w) {
+    const std::string& word = words[w];
     const std::size_t equals = word.find('=');
     const std::string_view key = std::string_view(word).substr(0, equals);
     std::size_t index = 0;
-    while (index < std::size(kKeys) && kKeys[index] != key) ++index;
-    if (equals == std::string::npos || index == std::size(kKeys)) {
-      throw line_error(source, line_number, "'" + word + "' is not one of head_dim=N value_dim=N query_tile=N "
-                                            "key_tile=N rows_per_item=N columns_per_item=N stage_queries=N "
-                                            "stage_values=N prefetch=N");
+    while (index < keys.size() && keys[index].key != key) ++index;
+    if (equals == std::string::npos || index == keys.size()) {
+      std::string expected;
+      for (const Field& field : keys) expected.append(" ").append(field.key).append("=N");
+      throw line_error(source, line_number, "'" + word + "' is not one of" + expected + " (" + std::string(kernel) + ")");
     }
     const std::string_view digits = std::string_view(word).substr(equals + 1);
     std::size_t value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    // Every value but the flags stage_queries, stage_values and prefetch is a size.
-    const bool flag = key.starts_with("stage_") || key == "prefetch";
+    const bool flag = keys[index].flag;
     if (error != std::errc() || end != digits.data() + digits.size() || (flag ? value > 1 : value == 0) ||
         value > (1u << 20)) {
       throw line_error(source, line_number, std::string(key) + (flag ? " must be 0 or 1" : " must be a positive integer") +
@@ -49,11 +89,10 @@ TuningEntry parse_entry(std::string_view line, std::string_view source, std::siz
     values[index] = value;
     seen[index] = true;
   }
-  for (std::size_t index = 0; index < std::size(kKeys); ++index) {
-    if (!seen[index]) throw line_error(source, line_number, "no " + std::string(kKeys[index]) + "=");
+  for (std::size_t index = 0; index < keys.size(); ++index) {
+    if (!seen[index]) throw line_error(source, line_number, "no " + std::string(keys[index].key) + "=");
   }
-  return TuningEntry{values[0], values[1],
-                     TiledSdpaParameters{values[2], values[3], values[4], values[5], values[6], values[7], values[8]}};
+  return TuningEntry{values[0], values[1], parameters_of(kernel, values)};
 }
 
 }  // namespace
@@ -89,14 +128,16 @@ std::vector<TuningEntry> parse_tuning(std::string_view text, std::string_view so
 std::string format_tuning(std::string_view comment, std::span<const TuningEntry> entries) {
   std::string text = "# " + std::string(comment) + "\n";
   for (const TuningEntry& entry : entries) {
-    text += "head_dim=" + std::to_string(entry.head_dim) + " value_dim=" + std::to_string(entry.value_dim) + " " +
-            entry.parameters.to_string() + "\n";
+    const std::string parameters =
+        std::visit([](const auto& kernel_parameters) { return kernel_parameters.to_string(); }, entry.parameters);
+    text += std::string(tuned_kernel_name(entry.parameters)) + " head_dim=" + std::to_string(entry.head_dim) +
+            " value_dim=" + std::to_string(entry.value_dim) + " " + parameters + "\n";
   }
   return text;
 }
 
-std::optional<TiledSdpaParameters> tuned_parameters(const DeviceInfo& device, std::size_t head_dim,
-                                                    std::size_t value_dim) {
+std::optional<KernelParameters> tuned_parameters(const DeviceInfo& device, std::string_view kernel,
+                                                 std::size_t head_dim, std::size_t value_dim) {
   const std::string file_name = tuning_file_name(device.name);
   std::string text;
   std::string source;
@@ -117,7 +158,9 @@ std::optional<TiledSdpaParameters> tuned_parameters(const DeviceInfo& device, st
     return std::nullopt;
   }
   for (const TuningEntry& entry : parse_tuning(text, source)) {
-    if (entry.head_dim == head_dim && entry.value_dim == value_dim) return entry.parameters;
+    if (tuned_kernel_name(entry.parameters) == kernel && entry.head_dim == head_dim && entry.value_dim == value_dim) {
+      return entry.parameters;
+    }
   }
   return std::nullopt;
 }

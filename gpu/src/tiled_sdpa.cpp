@@ -3,6 +3,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_program.hpp"
@@ -60,9 +61,11 @@ std::unique_ptr<PreparedSdpa> prepare_tiled_sdpa(OpenClRuntime& runtime, const a
 }
 
 TiledSdpaParameters chosen_tiled_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape) {
-  const std::optional<TiledSdpaParameters> tuned = tuned_parameters(runtime.device(), shape.head_dim, shape.value_dim);
-  if (tuned && tiled_parameters_problem(*tuned, shape.head_dim, shape.value_dim, runtime.limits()).empty()) {
-    return *tuned;
+  const std::optional<KernelParameters> tuned =
+      tuned_parameters(runtime.device(), "opencl_tiled", shape.head_dim, shape.value_dim);
+  if (tuned) {
+    const TiledSdpaParameters& parameters = std::get<TiledSdpaParameters>(*tuned);
+    if (tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return parameters;
   }
   return default_tiled_parameters(shape.head_dim, shape.value_dim, runtime.limits(),
                                   (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);

@@ -6,8 +6,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_runtime.hpp"
 #include "gpu/opencl_tuning.hpp"
 #include "process_runner.hpp"
@@ -24,7 +26,7 @@ tokenizer::test::ProcessResult run_tune(std::vector<std::string> args) {
 TEST(SdpaTuneCli, HelpSaysWhatItDoes) {
   const tokenizer::test::ProcessResult r = run_tune({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* fact : {"usage: sdpa_tune", "opencl_tiled", "OPENCL_DEVICE", "OPENCL_TUNING_DIR", "--dims LIST",
+  for (const char* fact : {"usage: sdpa_tune", "opencl_tiled", "opencl_mma", "--kernels LIST", "OPENCL_DEVICE", "OPENCL_TUNING_DIR", "--dims LIST",
                            "--seq N", "--repeats N", "--limit N", "--seconds N", "--out FOLDER", "stderr"}) {
     EXPECT_NE(r.out.find(fact), std::string::npos) << fact;
   }
@@ -42,6 +44,8 @@ TEST(SdpaTuneCli, UsageErrorsExitWithTwoAndSayWhy) {
       {{"--seconds", "-1"}, "sdpa_tune: --seconds takes an integer from 1 to 1000000, not '-1'\n"},
       {{"--out", ""}, "sdpa_tune: --out takes a folder, not an empty string\n"},
       {{"--help=yes"}, "sdpa_tune: option --help takes no value\n"},
+      {{"--kernels", "opencl_mma,opencl_flash"},
+       "sdpa_tune: --kernels takes opencl_tiled and opencl_mma, not 'opencl_flash'\n"},
   };
   for (const auto& [args, message] : cases) {
     const tokenizer::test::ProcessResult r = run_tune(args);
@@ -57,10 +61,11 @@ class SdpaTuneRun : public attention::test::TestDirectory {};
 // device's name, parseable, with the faster of the two.
 TEST_F(SdpaTuneRun, WritesTheDevicesTuningFile) {
   const tokenizer::test::ProcessResult r =
-      run_tune({"--dims", "16", "--seq", "64", "--repeats", "1", "--limit", "2", "--out", (dir() / "t").string()});
+      run_tune({"--kernels", "opencl_tiled", "--dims", "16", "--seq", "64", "--repeats", "1", "--limit", "2", "--out",
+                (dir() / "t").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("[dim 16, 1/2] "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[dim 16, 2/2] "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[opencl_tiled, dim 16, 1/2] "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[opencl_tiled, dim 16, 2/2] "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(best so far)"), std::string::npos) << r.err;
   const std::string name = gpu::tuning_file_name(gpu::select_device_from_environment().name);
   std::ifstream file(dir() / "t" / name);
@@ -70,8 +75,24 @@ TEST_F(SdpaTuneRun, WritesTheDevicesTuningFile) {
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].head_dim, 16u);
   EXPECT_EQ(entries[0].value_dim, 16u);
-  EXPECT_NE(r.err.find(entries[0].parameters.to_string() + ": "), std::string::npos);
+  EXPECT_NE(r.err.find(std::get<gpu::TiledSdpaParameters>(entries[0].parameters).to_string() + ": "), std::string::npos);
   EXPECT_EQ(text.rfind("# opencl_tiled on ", 0), 0u) << text;
+}
+
+// opencl_mma is tuned where the device has tensor cores, and refused with the reason elsewhere.
+TEST_F(SdpaTuneRun, TunesOpenclMmaOnlyWhereTheDeviceHasTensorCores) {
+  const tokenizer::test::ProcessResult r = run_tune(
+      {"--kernels", "opencl_mma", "--dims", "16", "--seq", "64", "--repeats", "1", "--limit", "2"});
+  if (!gpu::has_tf32_tensor_cores(gpu::default_runtime().limits())) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("sdpa_tune: opencl_mma does not run on "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tensor cores"), std::string::npos) << r.err;
+    return;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<gpu::TuningEntry> entries = gpu::parse_tuning(r.out, "stdout");
+  ASSERT_EQ(entries.size(), 1u) << r.out;
+  EXPECT_EQ(gpu::tuned_kernel_name(entries[0].parameters), "opencl_mma");
 }
 
 }  // namespace

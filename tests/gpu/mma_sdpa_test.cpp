@@ -60,6 +60,36 @@ TEST(MmaParameters, TheDefaultIsTheFastestThatFits) {
   EXPECT_THROW(gpu::default_mma_parameters(256, 256, limits_with(1024, 90)), std::runtime_error);
 }
 
+TEST(MmaParameters, EveryCandidateIsUsableAndDistinctTheDefaultFirst) {
+  const gpu::DeviceLimits nvidia = limits_with(49152, 90);
+  for (const std::size_t dim : {64, 128}) {
+    const std::vector<MmaSdpaParameters> candidates = gpu::mma_parameter_candidates(dim, dim, nvidia);
+    ASSERT_GE(candidates.size(), 12u) << "dim " << dim;
+    EXPECT_EQ(candidates.front(), gpu::default_mma_parameters(dim, dim, nvidia));
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      EXPECT_EQ(gpu::mma_parameters_problem(candidates[i], dim, dim, nvidia), "") << candidates[i].to_string();
+      for (std::size_t j = 0; j < i; ++j) EXPECT_NE(candidates[i], candidates[j]);
+    }
+  }
+  EXPECT_TRUE(gpu::mma_parameter_candidates(64, 64, limits_with(49152, 75)).empty());
+}
+
+TEST(MmaParameters, ProblemsSayWhatIsWrong) {
+  const gpu::DeviceLimits nvidia = limits_with(49152, 90);
+  const auto problem = [&](MmaSdpaParameters p, const gpu::DeviceLimits& limits) {
+    return gpu::mma_parameters_problem(p, 128, 128, limits);
+  };
+  EXPECT_EQ(problem({8, 16}, nvidia), "");
+  EXPECT_NE(problem({8, 12}, nvidia).find("8, 16, 32 or 64"), std::string::npos);
+  EXPECT_NE(problem({9, 16}, nvidia).find("1 to 8"), std::string::npos);
+  EXPECT_NE(problem({8, 64}, nvidia).find("local memory"), std::string::npos);
+  gpu::DeviceLimits small_groups = nvidia;
+  small_groups.max_work_group_size = 128;
+  EXPECT_NE(problem({8, 16}, small_groups).find("256 work-items"), std::string::npos);
+  EXPECT_NE(problem({8, 16}, limits_with(49152, 0)).find("no TF32 tensor cores"), std::string::npos);
+  EXPECT_EQ(problem({8, 16, true, true, true}, limits_with(49152, 0)), "") << "emulation runs anywhere";
+}
+
 // A problem where every feature counts: grouped queries, a bottom-right causal limit, a mask with
 // -inf and a fully masked row, sizes no tile divides, dimensions no fragment divides.
 struct MaskedProblem {
@@ -172,7 +202,7 @@ TEST_F(MmaSemantics, BadParametersAndMissingTensorCoresAreReported) {
     try {
       gpu::prepare_mma_sdpa(runtime(), shape, {4, 16});
       ADD_FAILURE() << "prepared without tensor cores";
-    } catch (const std::runtime_error& error) {
+    } catch (const std::invalid_argument& error) {
       EXPECT_NE(std::string(error.what()).find("no TF32 tensor cores"), std::string::npos) << error.what();
     }
   }

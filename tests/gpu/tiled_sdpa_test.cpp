@@ -94,29 +94,54 @@ TEST(TuningFile, NamesComeFromTheDeviceName) {
 }
 
 TEST(TuningFile, FormatAndParseRoundTrip) {
-  const std::vector<gpu::TuningEntry> entries{{64, 64, {128, 16, 4, 4, 1, 1, 1}}, {128, 96, {64, 32, 8, 4, 0, 0, 1}}};
+  const std::vector<gpu::TuningEntry> entries{{64, 64, TiledSdpaParameters{128, 16, 4, 4, 1, 1, 1}},
+                                              {128, 96, TiledSdpaParameters{64, 32, 8, 4, 0, 0, 1}},
+                                              {64, 64, gpu::MmaSdpaParameters{8, 64, true, false}},
+                                              {128, 128, gpu::MmaSdpaParameters{4, 16, false, true}}};
   const std::string text = gpu::format_tuning("a comment", entries);
   EXPECT_EQ(text.substr(0, 12), "# a comment\n");
+  EXPECT_NE(text.find("\nopencl_mma head_dim=64 value_dim=64 warps=8 key_tile=64 query_split=1 prefetch=0\n"),
+            std::string::npos)
+      << text;
   const std::vector<gpu::TuningEntry> parsed = gpu::parse_tuning(text + "\n  # more\n\n", "test");
-  ASSERT_EQ(parsed.size(), 2u);
-  for (std::size_t i = 0; i < 2; ++i) {
+  ASSERT_EQ(parsed.size(), entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     EXPECT_EQ(parsed[i].head_dim, entries[i].head_dim);
     EXPECT_EQ(parsed[i].value_dim, entries[i].value_dim);
     EXPECT_EQ(parsed[i].parameters, entries[i].parameters);
   }
+  EXPECT_EQ(gpu::tuned_kernel_name(parsed[0].parameters), "opencl_tiled");
+  EXPECT_EQ(gpu::tuned_kernel_name(parsed[2].parameters), "opencl_mma");
+}
+
+// Files written before opencl_mma have no kernel names: their lines are opencl_tiled's.
+TEST(TuningFile, LinesWithoutAKernelAreOpenclTiled) {
+  const std::vector<gpu::TuningEntry> parsed = gpu::parse_tuning(
+      "head_dim=64 value_dim=64 query_tile=128 key_tile=16 rows_per_item=4 columns_per_item=4 stage_queries=1 "
+      "stage_values=1 prefetch=1",
+      "f");
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].parameters, gpu::KernelParameters(TiledSdpaParameters{128, 16, 4, 4, 1, 1, 1}));
 }
 
 TEST(TuningFile, MalformedLinesNameTheFileAndLine) {
   const std::string good = "head_dim=64 value_dim=64 query_tile=64 key_tile=32 rows_per_item=4 columns_per_item=4 "
                            "stage_queries=1 stage_values=0 prefetch=0";
+  const std::string mma = "opencl_mma head_dim=64 value_dim=64 warps=8 key_tile=64 query_split=1 prefetch=1";
   EXPECT_EQ(gpu::parse_tuning(good, "f").size(), 1u);
+  EXPECT_EQ(gpu::parse_tuning("opencl_tiled " + good + "\n" + mma, "f").size(), 2u);
   const std::pair<std::string, std::string> cases[] = {
-      {"# c\n" + good + " extra=1", "f:2: 'extra=1' is not one of"},
+      {"# c\n" + good + " extra=1", "f:2: 'extra=1' is not one of head_dim=N value_dim=N query_tile=N"},
       {good.substr(0, good.find(" prefetch")), "f:1: no prefetch="},
       {"head_dim=0" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not '0'"},
       {"head_dim=x" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not 'x'"},
       {good.substr(0, good.find("prefetch")) + "prefetch=2", "f:1: prefetch must be 0 or 1, not '2'"},
-      {"head_dim 64", "f:1: 'head_dim' is not one of"},
+      {"head_dim 64", "f:1: 'head_dim' is not a tunable kernel (opencl_tiled, opencl_mma)"},
+      {"opencl_naive " + good, "f:1: 'opencl_naive' is not a tunable kernel"},
+      {mma + " stage_values=1", "f:1: 'stage_values=1' is not one of head_dim=N value_dim=N warps=N key_tile=N "
+                                "query_split=N prefetch=N (opencl_mma)"},
+      {mma.substr(0, mma.find(" query_split")), "f:1: no query_split="},
+      {"opencl_mma " + good, "f:1: 'query_tile=64' is not one of"},
   };
   for (const auto& [text, message] : cases) {
     try {
@@ -221,7 +246,7 @@ TEST_F(TiledTuning, TheTuningDirectoryIsReadFirst) {
   const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tiled_sdpa_test_tuning";
   std::filesystem::create_directories(folder);
   const TiledSdpaParameters tuned{32, 16, 2, 1, 0, 0, 0};
-  const std::vector<gpu::TuningEntry> entries{{48, 24, tuned}, {48, 40, {1024, 1024, 1, 1, 1, 1, 1}}};
+  const std::vector<gpu::TuningEntry> entries{{48, 24, tuned}, {48, 40, TiledSdpaParameters{1024, 1024, 1, 1, 1, 1, 1}}};
   std::ofstream(folder / gpu::tuning_file_name(runtime().device().name)) << gpu::format_tuning("test", entries);
   ASSERT_EQ(setenv(gpu::kTuningDirectoryVariable, folder.c_str(), 1), 0);
   const AttentionShape tuned_shape{1, 1, 1, 8, 8, 48, 24};

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attention/attention_problem.hpp"
 #include "gpu/opencl_kernel.hpp"
@@ -27,8 +28,11 @@ struct MmaSdpaParameters {
 
   // Local memory of one work-group, bytes.
   std::size_t local_memory_bytes(std::size_t head_dim, std::size_t value_dim) const;
-  // "warps=8 key_tile=16 query_split=1 prefetch=0", and " emulated" when emulating.
+  // "warps=8 key_tile=16 query_split=1 prefetch=0", as tuning files hold them, and " emulated"
+  // when emulating.
   std::string to_string() const;
+
+  friend bool operator==(const MmaSdpaParameters&, const MmaSdpaParameters&) = default;
 };
 
 // Whether the device runs mma.sync with TF32 operands: NVIDIA's compute capability 8.0 or later,
@@ -40,9 +44,23 @@ bool has_tf32_tensor_cores(const DeviceLimits& limits);
 // when not even 8 keys fit.
 MmaSdpaParameters default_mma_parameters(std::size_t head_dim, std::size_t value_dim, const DeviceLimits& limits);
 
-// opencl_mma prepared with the given parameters. std::invalid_argument when the key tile is not 8,
-// 16, 32 or 64, the warps not 1 to 8, or the tiles exceed the device's local memory; std::runtime_error
-// without emulation on a device that has_tf32_tensor_cores() rejects.
+// Why the kernel cannot run with `parameters` for these dimensions on a device with `limits` (a
+// key tile not 8, 16, 32 or 64 keys, warps not 1 to 8, more work-items than the device takes,
+// tiles beyond its local memory, no tensor cores without emulation), or "" when it can.
+std::string mma_parameters_problem(const MmaSdpaParameters& parameters, std::size_t head_dim, std::size_t value_dim,
+                                   const DeviceLimits& limits);
+
+// Every usable combination the tuner sweeps, the default first: 4 or 8 warps, key tiles of 16 to
+// 64, queries split once or per tile, tiles prefetched or not; none without tensor cores.
+std::vector<MmaSdpaParameters> mma_parameter_candidates(std::size_t head_dim, std::size_t value_dim,
+                                                        const DeviceLimits& limits);
+
+// The parameters opencl_mma uses for `shape` on the runtime's device: its tuning file's entry
+// (opencl_tuning.hpp), else default_mma_parameters().
+MmaSdpaParameters chosen_mma_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape);
+
+// opencl_mma prepared with the given parameters. std::invalid_argument when mma_parameters_problem()
+// objects to them.
 std::unique_ptr<PreparedSdpa> prepare_mma_sdpa(OpenClRuntime& runtime, const attention::AttentionShape& shape,
                                                const MmaSdpaParameters& parameters);
 
