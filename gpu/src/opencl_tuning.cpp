@@ -136,33 +136,42 @@ std::string format_tuning(std::string_view comment, std::span<const TuningEntry>
   return text;
 }
 
-std::optional<KernelParameters> tuned_parameters(const DeviceInfo& device, std::string_view kernel,
-                                                 std::size_t head_dim, std::size_t value_dim) {
-  const std::string file_name = tuning_file_name(device.name);
-  std::string text;
-  std::string source;
-  const char* directory = std::getenv(kTuningDirectoryVariable);
-  const std::filesystem::path path = directory && *directory ? std::filesystem::path(directory) / file_name
-                                                             : std::filesystem::path();
-  if (!path.empty() && std::filesystem::exists(path)) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream contents;
-    contents << file.rdbuf();
-    if (!file) throw std::runtime_error("cannot read the tuning file " + path.string());
-    text = contents.str();
-    source = path.string();
-  } else if (const std::optional<std::string_view> embedded = find_embedded_file(embedded_tuning_files(), file_name)) {
-    text = *embedded;
-    source = "gpu/tuning/" + file_name;
-  } else {
-    return std::nullopt;
-  }
-  for (const TuningEntry& entry : parse_tuning(text, source)) {
-    if (tuned_kernel_name(entry.parameters) == kernel && entry.head_dim == head_dim && entry.value_dim == value_dim) {
-      return entry.parameters;
+std::optional<KernelParameters> find_tuned_parameters(std::span<const TuningText> files, std::string_view kernel,
+                                                      std::size_t head_dim, std::size_t value_dim) {
+  for (const TuningText& file : files) {
+    for (const TuningEntry& entry : parse_tuning(file.text, file.source)) {
+      if (tuned_kernel_name(entry.parameters) == kernel && entry.head_dim == head_dim && entry.value_dim == value_dim) {
+        return entry.parameters;
+      }
     }
   }
   return std::nullopt;
+}
+
+std::optional<KernelParameters> tuned_parameters(const DeviceInfo& device, std::string_view kernel,
+                                                 std::size_t head_dim, std::size_t value_dim) {
+  const std::string file_name = tuning_file_name(device.name);
+  std::vector<TuningText> files;
+  std::string directory_text;
+  std::string directory_source;
+  const char* directory = std::getenv(kTuningDirectoryVariable);
+  if (directory && *directory) {
+    const std::filesystem::path path = std::filesystem::path(directory) / file_name;
+    if (std::filesystem::exists(path)) {
+      std::ifstream file(path, std::ios::binary);
+      std::ostringstream contents;
+      contents << file.rdbuf();
+      if (!file) throw std::runtime_error("cannot read the tuning file " + path.string());
+      directory_text = contents.str();
+      directory_source = path.string();
+      files.push_back({directory_text, directory_source});
+    }
+  }
+  const std::string embedded_source = "gpu/tuning/" + file_name;
+  if (const std::optional<std::string_view> embedded = find_embedded_file(embedded_tuning_files(), file_name)) {
+    files.push_back({*embedded, embedded_source});
+  }
+  return find_tuned_parameters(files, kernel, head_dim, value_dim);
 }
 
 }  // namespace gpu

@@ -153,6 +153,21 @@ TEST(TuningFile, MalformedLinesNameTheFileAndLine) {
   }
 }
 
+// Entry by entry: the first file that has one for the kernel and dimensions gives it.
+TEST(TuningFile, EachEntryComesFromTheFirstFileThatHasIt) {
+  const std::string directory = "opencl_mma head_dim=64 value_dim=64 warps=4 key_tile=16 query_split=0 prefetch=0\n";
+  const std::string shipped =
+      "opencl_mma head_dim=64 value_dim=64 warps=8 key_tile=64 query_split=1 prefetch=1\n"
+      "opencl_tiled head_dim=64 value_dim=64 query_tile=128 key_tile=16 rows_per_item=4 columns_per_item=4 "
+      "stage_queries=1 stage_values=1 prefetch=1\n";
+  const gpu::TuningText files[] = {{directory, "dir"}, {shipped, "shipped"}};
+  EXPECT_EQ(gpu::find_tuned_parameters(files, "opencl_mma", 64, 64),
+            gpu::KernelParameters(gpu::MmaSdpaParameters{4, 16, false, false}));
+  EXPECT_EQ(gpu::find_tuned_parameters(files, "opencl_tiled", 64, 64),
+            gpu::KernelParameters(TiledSdpaParameters{128, 16, 4, 4, 1, 1, 1}));
+  EXPECT_EQ(gpu::find_tuned_parameters(files, "opencl_tiled", 128, 128), std::nullopt);
+}
+
 TEST(TuningFile, ShippedFilesParse) {
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(GPU_TUNING_DIR)) {

@@ -49,8 +49,20 @@ std::vector<TuningEntry> parse_tuning(std::string_view text, std::string_view so
 // The text of a tuning file: a comment line, then one line per entry.
 std::string format_tuning(std::string_view comment, std::span<const TuningEntry> entries);
 
-// The parameters the device's tuning file gives `kernel` for these dimensions, if it has a file
-// and the file an entry for them; errors of a malformed file propagate.
+// A tuning file's text and where it came from (for error messages).
+struct TuningText {
+  std::string_view text;
+  std::string_view source;
+};
+
+// The first entry for `kernel` and these dimensions among the files, in order; errors of a
+// malformed file propagate.
+std::optional<KernelParameters> find_tuned_parameters(std::span<const TuningText> files, std::string_view kernel,
+                                                      std::size_t head_dim, std::size_t value_dim);
+
+// The parameters the device's tuning files give `kernel` for these dimensions: the entry of
+// $OPENCL_TUNING_DIR's file, else of the embedded one (a file that tuned one kernel leaves the
+// others their shipped tuning), else nothing.
 std::optional<KernelParameters> tuned_parameters(const DeviceInfo& device, std::string_view kernel,
                                                  std::size_t head_dim, std::size_t value_dim);
 
