@@ -16,6 +16,7 @@
 #include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_launch.hpp"
 #include "non_finite_semantics.hpp"
+#include "masked_problem.hpp"
 #include "opencl_test_fixture.hpp"
 
 namespace {
@@ -90,29 +91,6 @@ TEST(MmaParameters, ProblemsSayWhatIsWrong) {
   EXPECT_EQ(problem({8, 16, true, true, true}, limits_with(49152, 0)), "") << "emulation runs anywhere";
 }
 
-// A problem where every feature counts: grouped queries, a bottom-right causal limit, a mask with
-// -inf and a fully masked row, sizes no tile divides, dimensions no fragment divides.
-struct MaskedProblem {
-  AttentionShape shape;
-  std::vector<float> q, k, v, mask, expected;
-
-  explicit MaskedProblem(const AttentionShape& problem_shape)
-      : shape(problem_shape),
-        q(uniform_values(shape.q_elements(), 1)),
-        k(uniform_values(shape.k_elements(), 2)),
-        v(uniform_values(shape.v_elements(), 3)),
-        mask(uniform_values(shape.mask_elements(), 4)),
-        expected(shape.out_elements()) {
-    for (std::size_t i = 0; i < mask.size(); i += 5) mask[i] = kMinusInfinity;
-    for (std::size_t j = 0; j < shape.seq_k; ++j) mask[7 * shape.seq_k + j] = kMinusInfinity;
-    attention::sdpa_reference(problem(expected));
-  }
-
-  attention::AttentionProblem problem(std::span<float> out) const {
-    return {shape, q, k, v, mask, CausalAlignment::bottom_right, std::nullopt, out};
-  }
-};
-
 constexpr AttentionShape kShapes[] = {
     {1, 4, 2, 100, 300, 80, 20}, {2, 2, 1, 33, 17, 64, 64}, {1, 2, 2, 70, 45, 3, 5}, {1, 8, 1, 16, 40, 128, 128}};
 
@@ -128,17 +106,6 @@ std::vector<float> run_mma(gpu::OpenClRuntime& runtime, const attention::Attenti
   gpu::profiled_seconds(gpu::prepare_mma_sdpa(runtime, problem.shape, parameters)->enqueue(device));
   gpu::download_output(runtime, device, out);
   return out;
-}
-
-void expect_close(const std::vector<float>& out, const std::vector<float>& expected) {
-  std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    // Written so that a NaN counts as a mismatch.
-    if (!(std::abs(out[i] - expected[i]) <= 1e-4f + 1e-4f * std::abs(expected[i])) && ++mismatches <= 5) {
-      ADD_FAILURE() << "element " << i << ": " << out[i] << " vs reference " << expected[i];
-    }
-  }
-  EXPECT_EQ(mismatches, 0u) << "of " << out.size();
 }
 
 }  // namespace
@@ -159,14 +126,14 @@ TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
     // 48 KiB of local memory (NVIDIA's) holds no 64-key tiles of 128 dimensions.
     if (GetParam().local_memory_bytes(shape.head_dim, shape.value_dim) > runtime().limits().local_memory_bytes) continue;
     ++shapes_run;
-    const MaskedProblem data(shape);
+    const gpu_tests::MaskedProblem data(shape);
     std::vector<float> out(shape.out_elements());
-    expect_close(run_mma(runtime(), data.problem(out), GetParam()), data.expected);
+    gpu_tests::expect_close_to_reference(run_mma(runtime(), data.problem(out), GetParam()), data.expected);
     if (gpu::has_tf32_tensor_cores(runtime().limits())) {
       SCOPED_TRACE("native");
       MmaSdpaParameters native = GetParam();
       native.emulate = false;
-      expect_close(run_mma(runtime(), data.problem(out), native), data.expected);
+      gpu_tests::expect_close_to_reference(run_mma(runtime(), data.problem(out), native), data.expected);
     }
   }
   EXPECT_GE(shapes_run, 3u);

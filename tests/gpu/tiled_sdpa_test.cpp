@@ -20,6 +20,7 @@
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_tuning.hpp"
 #include "gpu/tiled_sdpa.hpp"
+#include "masked_problem.hpp"
 #include "opencl_test_fixture.hpp"
 
 namespace {
@@ -202,27 +203,6 @@ TEST(TiledParameters, TheSweepFitsAGpuAndACpu) {
   }
 }
 
-struct MaskedProblem {
-  AttentionShape shape;
-  std::vector<float> q, k, v, mask, expected;
-
-  explicit MaskedProblem(const AttentionShape& problem_shape)
-      : shape(problem_shape),
-        q(uniform_values(shape.q_elements(), 1)),
-        k(uniform_values(shape.k_elements(), 2)),
-        v(uniform_values(shape.v_elements(), 3)),
-        mask(uniform_values(shape.mask_elements(), 4)),
-        expected(shape.out_elements()) {
-    for (std::size_t i = 0; i < mask.size(); i += 5) mask[i] = -std::numeric_limits<float>::infinity();
-    for (std::size_t j = 0; j < shape.seq_k; ++j) mask[7 * shape.seq_k + j] = -std::numeric_limits<float>::infinity();
-    attention::sdpa_reference(problem(expected));
-  }
-
-  attention::AttentionProblem problem(std::span<float> out) const {
-    return {shape, q, k, v, mask, CausalAlignment::bottom_right, std::nullopt, out};
-  }
-};
-
 class TiledBlockShapes : public gpu_tests::OpenClTest, public ::testing::WithParamInterface<TiledSdpaParameters> {};
 
 TEST_P(TiledBlockShapes, MatchTheReference) {
@@ -230,17 +210,12 @@ TEST_P(TiledBlockShapes, MatchTheReference) {
   for (const AttentionShape& shape : kSweepShapes) {
     SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
     ASSERT_EQ(gpu::tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime().limits()), "");
-    const MaskedProblem data(shape);
+    const gpu_tests::MaskedProblem data(shape);
     std::vector<float> out(shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
     const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime(), data.problem(out));
     gpu::profiled_seconds(gpu::prepare_tiled_sdpa(runtime(), shape, parameters)->enqueue(device));
     gpu::download_output(runtime(), device, out);
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (!(std::abs(out[i] - data.expected[i]) <= 1e-4f + 1e-4f * std::abs(data.expected[i])) && ++mismatches <= 5) {
-        ADD_FAILURE() << "element " << i << ": " << out[i] << " vs reference " << data.expected[i];
-      }
-    }
+    gpu_tests::expect_close_to_reference(out, data.expected);
   }
 }
 
