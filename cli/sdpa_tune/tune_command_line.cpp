@@ -22,19 +22,22 @@ std::size_t positive_integer(std::string_view option, std::string_view text, std
 }  // namespace
 
 std::string usage_text() {
-  return "usage: sdpa_tune [--kernels opencl_tiled,opencl_mma] [--dims 64,128] [--seq 1024]\n"
-         "                 [--repeats 5] [--limit N] [--seconds N] [--out FOLDER]\n"
+  return "usage: sdpa_tune [--kernels LIST] [--dims 64,128] [--seq 1024] [--repeats 5] [--limit N]\n"
+         "                 [--seconds N] [--out FOLDER]\n"
          "\n"
          "Sweeps the parameters of the tunable SDPA kernels (opencl_tiled's tile shapes; opencl_mma's\n"
-         "warps, key tile, query split and prefetch, where the device has tensor cores) on the OpenCL\n"
-         "device that OPENCL_DEVICE selects (default: the first GPU, else the first CPU device), and\n"
-         "writes the fastest per kernel and head dimension as the device's tuning file, which the gpu\n"
-         "library reads from $OPENCL_TUNING_DIR (or from the files of gpu/tuning built into it).\n"
+         "warps, key tile, query split and prefetch, where the device has tensor cores; opencl_cpu's\n"
+         "queries per work-item) on the OpenCL device that OPENCL_DEVICE selects (default: the first\n"
+         "GPU, else the first CPU device), and writes the fastest per kernel and head dimension as\n"
+         "the device's tuning file, which the gpu library reads from $OPENCL_TUNING_DIR (or from the\n"
+         "files of gpu/tuning built into it).\n"
          "Every candidate is first checked against the reference on a small causal, masked,\n"
          "grouped-query problem; one that fails to build, to launch or to agree is reported and\n"
          "skipped. Progress goes to stderr.\n"
          "\n"
-         "  --kernels LIST  kernels to tune, comma-separated; default: every one the device runs\n"
+         "  --kernels LIST  kernels to tune, comma-separated, of opencl_tiled, opencl_mma, opencl_cpu;\n"
+         "                  default: opencl_cpu on a CPU device, else opencl_tiled and opencl_mma\n"
+         "                  (where the device has tensor cores)\n"
          "  --dims LIST     head dimensions to tune, comma-separated (value dimension the same)\n"
          "  --seq N         queries and keys of the timed problem (batch 4, 8 heads, non-causal)\n"
          "  --repeats N     timed launches per candidate; the fastest counts\n"
@@ -58,8 +61,9 @@ TuneOptions parse_tune_command_line(std::span<const std::string_view> args) {
       while (true) {
         const std::size_t comma = list.find(',');
         const std::string_view kernel = list.substr(0, comma);
-        if (kernel != "opencl_tiled" && kernel != "opencl_mma") {
-          throw cli_support::UsageError("--kernels takes opencl_tiled and opencl_mma, not '" + std::string(kernel) + "'");
+        if (kernel != "opencl_tiled" && kernel != "opencl_mma" && kernel != "opencl_cpu") {
+          throw cli_support::UsageError("--kernels takes opencl_tiled, opencl_mma and opencl_cpu, not '" +
+                                        std::string(kernel) + "'");
         }
         options.kernels.emplace_back(kernel);
         if (comma == std::string_view::npos) break;

@@ -19,6 +19,7 @@
 #include "attention/flop_count.hpp"
 #include "attention/implementation_registry.hpp"
 #include "attention/uniform_values.hpp"
+#include "gpu/cpu_sdpa.hpp"
 #include "gpu/device_attention_problem.hpp"
 #include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_launch.hpp"
@@ -62,6 +63,7 @@ struct HostProblem {
 std::unique_ptr<gpu::PreparedSdpa> prepare(gpu::OpenClRuntime& runtime, const AttentionShape& shape,
                                            const gpu::KernelParameters& parameters) {
   if (const auto* mma = std::get_if<gpu::MmaSdpaParameters>(&parameters)) return gpu::prepare_mma_sdpa(runtime, shape, *mma);
+  if (const auto* cpu = std::get_if<gpu::CpuSdpaParameters>(&parameters)) return gpu::prepare_cpu_sdpa(runtime, shape, *cpu);
   return gpu::prepare_tiled_sdpa(runtime, shape, std::get<gpu::TiledSdpaParameters>(parameters));
 }
 
@@ -73,20 +75,20 @@ std::string describe(const gpu::KernelParameters& parameters) {
 std::vector<gpu::KernelParameters> candidates_of(const gpu::OpenClRuntime& runtime, std::string_view kernel,
                                                  std::size_t dim) {
   std::vector<gpu::KernelParameters> candidates;
+  const auto add = [&candidates](const auto& list) { candidates.insert(candidates.end(), list.begin(), list.end()); };
   if (kernel == "opencl_mma") {
-    for (const gpu::MmaSdpaParameters& p : gpu::mma_parameter_candidates(dim, dim, runtime.limits())) {
-      candidates.emplace_back(p);
-    }
+    add(gpu::mma_parameter_candidates(dim, dim, runtime.limits()));
+  } else if (kernel == "opencl_cpu") {
+    add(gpu::cpu_parameter_candidates());
   } else {
-    for (const gpu::TiledSdpaParameters& p : gpu::tiled_parameter_candidates(dim, dim, runtime.limits())) {
-      candidates.emplace_back(p);
-    }
+    add(gpu::tiled_parameter_candidates(dim, dim, runtime.limits()));
   }
   return candidates;
 }
 
 gpu::KernelParameters default_of(const gpu::OpenClRuntime& runtime, std::string_view kernel, std::size_t dim) {
   if (kernel == "opencl_mma") return gpu::default_mma_parameters(dim, dim, runtime.limits());
+  if (kernel == "opencl_cpu") return gpu::CpuSdpaParameters{};
   return gpu::default_tiled_parameters(dim, dim, runtime.limits(), (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
 }
 
@@ -177,10 +179,12 @@ Best tune_dimension(gpu::OpenClRuntime& runtime, std::string_view kernel, std::s
   return best;
 }
 
-// The kernels asked for, or every tunable kernel the device runs.
+// The kernels asked for, or those the device prefers: opencl_cpu on a CPU device (opencl_tiled
+// runs there at a few GFLOP/s), opencl_tiled and, with tensor cores, opencl_mma elsewhere.
 std::vector<std::string> tuned_kernels(const gpu::OpenClRuntime& runtime, const TuneOptions& options) {
   const bool tensor_cores = gpu::has_tf32_tensor_cores(runtime.limits());
   if (options.kernels.empty()) {
+    if ((runtime.device().type & CL_DEVICE_TYPE_CPU) != 0) return {"opencl_cpu"};
     if (tensor_cores) return {"opencl_tiled", "opencl_mma"};
     return {"opencl_tiled"};
   }

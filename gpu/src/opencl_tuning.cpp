@@ -5,20 +5,22 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "embedded_files.hpp"
 
 namespace gpu {
 
-std::string_view tuned_kernel_name(const KernelParameters& parameters) {
-  return std::holds_alternative<MmaSdpaParameters>(parameters) ? "opencl_mma" : "opencl_tiled";
-}
-
 namespace {
+
+// The kernels' names in the order of KernelParameters' alternatives.
+constexpr std::string_view kKernelNames[] = {"opencl_tiled", "opencl_mma", "opencl_cpu"};
+static_assert(std::size(kKernelNames) == std::variant_size_v<KernelParameters>);
 
 std::runtime_error line_error(std::string_view source, std::size_t line, const std::string& what) {
   return std::runtime_error(std::string(source) + ":" + std::to_string(line) + ": " + what);
@@ -34,17 +36,18 @@ constexpr Field kTiledFields[] = {{"query_tile", false},       {"key_tile", fals
                                   {"columns_per_item", false}, {"stage_queries", true}, {"stage_values", true},
                                   {"prefetch", true}};
 constexpr Field kMmaFields[] = {{"warps", false}, {"key_tile", false}, {"query_split", true}, {"prefetch", true}};
+constexpr Field kCpuFields[] = {{"query_rows", false}};
 
-constexpr std::string_view kTiled = "opencl_tiled";
-constexpr std::string_view kMma = "opencl_mma";
-
-std::span<const Field> fields_of(std::string_view kernel) {
-  if (kernel == kMma) return kMmaFields;
-  return kTiledFields;
+// Each kernel's fields, and its parameters from their values (after head_dim and value_dim), in
+// the order of kKernelNames.
+std::span<const Field> fields_of(std::size_t kernel) {
+  const std::span<const Field> fields[] = {kTiledFields, kMmaFields, kCpuFields};
+  return fields[kernel];
 }
 
-KernelParameters parameters_of(std::string_view kernel, const std::vector<std::size_t>& v) {
-  if (kernel == kMma) return MmaSdpaParameters{v[2], v[3], v[4] == 1, v[5] == 1, false};
+KernelParameters parameters_of(std::size_t kernel, const std::vector<std::size_t>& v) {
+  if (kernel == 1) return MmaSdpaParameters{v[2], v[3], v[4] == 1, v[5] == 1, false};
+  if (kernel == 2) return CpuSdpaParameters{v[2]};
   return TiledSdpaParameters{v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
 }
 
@@ -53,13 +56,14 @@ TuningEntry parse_entry(std::string_view line, std::string_view source, std::siz
   std::istringstream text{std::string(line)};
   for (std::string word; text >> word;) words.push_back(word);
   // Lines start with a word: a kernel's name, or (files before opencl_mma) opencl_tiled's first key.
-  std::string_view kernel = kTiled;
+  std::size_t kernel = 0;
   std::size_t first = 0;
   if (words[0].find('=') == std::string::npos) {
-    if (words[0] != kTiled && words[0] != kMma) {
-      throw line_error(source, line_number, "'" + words[0] + "' is not a tunable kernel (opencl_tiled, opencl_mma)");
+    while (kernel < std::size(kKernelNames) && kKernelNames[kernel] != words[0]) ++kernel;
+    if (kernel == std::size(kKernelNames)) {
+      throw line_error(source, line_number,
+                       "'" + words[0] + "' is not a tunable kernel (opencl_tiled, opencl_mma, opencl_cpu)");
     }
-    kernel = words[0] == kMma ? kMma : kTiled;
     first = 1;
   }
   std::vector<Field> keys{{"head_dim", false}, {"value_dim", false}};
@@ -75,7 +79,8 @@ TuningEntry parse_entry(std::string_view line, std::string_view source, std::siz
     if (equals == std::string::npos || index == keys.size()) {
       std::string expected;
       for (const Field& field : keys) expected.append(" ").append(field.key).append("=N");
-      throw line_error(source, line_number, "'" + word + "' is not one of" + expected + " (" + std::string(kernel) + ")");
+      throw line_error(source, line_number,
+                       "'" + word + "' is not one of" + expected + " (" + std::string(kKernelNames[kernel]) + ")");
     }
     const std::string_view digits = std::string_view(word).substr(equals + 1);
     std::size_t value = 0;
@@ -96,6 +101,8 @@ TuningEntry parse_entry(std::string_view line, std::string_view source, std::siz
 }
 
 }  // namespace
+
+std::string_view tuned_kernel_name(const KernelParameters& parameters) { return kKernelNames[parameters.index()]; }
 
 std::string tuning_file_name(std::string_view device_name) {
   std::string name;

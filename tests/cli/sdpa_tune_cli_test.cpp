@@ -26,7 +26,7 @@ tokenizer::test::ProcessResult run_tune(std::vector<std::string> args) {
 TEST(SdpaTuneCli, HelpSaysWhatItDoes) {
   const tokenizer::test::ProcessResult r = run_tune({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* fact : {"usage: sdpa_tune", "opencl_tiled", "opencl_mma", "--kernels LIST", "OPENCL_DEVICE", "OPENCL_TUNING_DIR", "--dims LIST",
+  for (const char* fact : {"usage: sdpa_tune", "opencl_tiled", "opencl_mma", "opencl_cpu", "--kernels LIST", "OPENCL_DEVICE", "OPENCL_TUNING_DIR", "--dims LIST",
                            "--seq N", "--repeats N", "--limit N", "--seconds N", "--out FOLDER", "stderr"}) {
     EXPECT_NE(r.out.find(fact), std::string::npos) << fact;
   }
@@ -45,7 +45,7 @@ TEST(SdpaTuneCli, UsageErrorsExitWithTwoAndSayWhy) {
       {{"--out", ""}, "sdpa_tune: --out takes a folder, not an empty string\n"},
       {{"--help=yes"}, "sdpa_tune: option --help takes no value\n"},
       {{"--kernels", "opencl_mma,opencl_flash"},
-       "sdpa_tune: --kernels takes opencl_tiled and opencl_mma, not 'opencl_flash'\n"},
+       "sdpa_tune: --kernels takes opencl_tiled, opencl_mma and opencl_cpu, not 'opencl_flash'\n"},
   };
   for (const auto& [args, message] : cases) {
     const tokenizer::test::ProcessResult r = run_tune(args);
@@ -93,6 +93,18 @@ TEST_F(SdpaTuneRun, TunesOpenclMmaOnlyWhereTheDeviceHasTensorCores) {
   const std::vector<gpu::TuningEntry> entries = gpu::parse_tuning(r.out, "stdout");
   ASSERT_EQ(entries.size(), 1u) << r.out;
   EXPECT_EQ(gpu::tuned_kernel_name(entries[0].parameters), "opencl_mma");
+}
+
+// Without --kernels a CPU device tunes opencl_cpu, the kernel it uses.
+TEST_F(SdpaTuneRun, ACpuDeviceTunesOpenclCpuByDefault) {
+  const gpu::DeviceInfo device = gpu::select_device_from_environment();
+  if ((device.type & CL_DEVICE_TYPE_CPU) == 0) GTEST_SKIP() << "a GPU: " << device.describe();
+  const tokenizer::test::ProcessResult r = run_tune({"--dims", "16", "--seq", "64", "--repeats", "1", "--limit", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[opencl_cpu, dim 16, 1/2] query_rows=4 (the default): "), std::string::npos) << r.err;
+  const std::vector<gpu::TuningEntry> entries = gpu::parse_tuning(r.out, "stdout");
+  ASSERT_EQ(entries.size(), 1u) << r.out;
+  EXPECT_EQ(gpu::tuned_kernel_name(entries[0].parameters), "opencl_cpu");
 }
 
 }  // namespace

@@ -98,7 +98,8 @@ TEST(TuningFile, FormatAndParseRoundTrip) {
   const std::vector<gpu::TuningEntry> entries{{64, 64, TiledSdpaParameters{128, 16, 4, 4, 1, 1, 1}},
                                               {128, 96, TiledSdpaParameters{64, 32, 8, 4, 0, 0, 1}},
                                               {64, 64, gpu::MmaSdpaParameters{8, 64, true, false}},
-                                              {128, 128, gpu::MmaSdpaParameters{4, 16, false, true}}};
+                                              {128, 128, gpu::MmaSdpaParameters{4, 16, false, true}},
+                                              {64, 64, gpu::CpuSdpaParameters{6}}};
   const std::string text = gpu::format_tuning("a comment", entries);
   EXPECT_EQ(text.substr(0, 12), "# a comment\n");
   EXPECT_NE(text.find("\nopencl_mma head_dim=64 value_dim=64 warps=8 key_tile=64 query_split=1 prefetch=0\n"),
@@ -113,6 +114,8 @@ TEST(TuningFile, FormatAndParseRoundTrip) {
   }
   EXPECT_EQ(gpu::tuned_kernel_name(parsed[0].parameters), "opencl_tiled");
   EXPECT_EQ(gpu::tuned_kernel_name(parsed[2].parameters), "opencl_mma");
+  EXPECT_EQ(gpu::tuned_kernel_name(parsed[4].parameters), "opencl_cpu");
+  EXPECT_NE(text.find("\nopencl_cpu head_dim=64 value_dim=64 query_rows=6\n"), std::string::npos) << text;
 }
 
 // Files written before opencl_mma have no kernel names: their lines are opencl_tiled's.
@@ -137,7 +140,9 @@ TEST(TuningFile, MalformedLinesNameTheFileAndLine) {
       {"head_dim=0" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not '0'"},
       {"head_dim=x" + good.substr(good.find(' ')), "f:1: head_dim must be a positive integer, not 'x'"},
       {good.substr(0, good.find("prefetch")) + "prefetch=2", "f:1: prefetch must be 0 or 1, not '2'"},
-      {"head_dim 64", "f:1: 'head_dim' is not a tunable kernel (opencl_tiled, opencl_mma)"},
+      {"head_dim 64", "f:1: 'head_dim' is not a tunable kernel (opencl_tiled, opencl_mma, opencl_cpu)"},
+      {"opencl_cpu head_dim=64 value_dim=64 query_rows=0", "f:1: query_rows must be a positive integer, not '0'"},
+      {"opencl_cpu head_dim=64 value_dim=64", "f:1: no query_rows="},
       {"opencl_naive " + good, "f:1: 'opencl_naive' is not a tunable kernel"},
       {mma + " stage_values=1", "f:1: 'stage_values=1' is not one of head_dim=N value_dim=N warps=N key_tile=N "
                                 "query_split=N prefetch=N (opencl_mma)"},

@@ -8,16 +8,17 @@
 #include <variant>
 #include <vector>
 
+#include "gpu/cpu_sdpa.hpp"
 #include "gpu/mma_sdpa.hpp"
 #include "gpu/opencl_device.hpp"
 #include "gpu/tiled_sdpa_parameters.hpp"
 
 namespace gpu {
 
-// The parameters of one tunable kernel: opencl_tiled's or opencl_mma's.
-using KernelParameters = std::variant<TiledSdpaParameters, MmaSdpaParameters>;
+// The parameters of one tunable kernel: opencl_tiled's, opencl_mma's or opencl_cpu's.
+using KernelParameters = std::variant<TiledSdpaParameters, MmaSdpaParameters, CpuSdpaParameters>;
 
-// "opencl_tiled" or "opencl_mma": the kernel `parameters` are for.
+// "opencl_tiled", "opencl_mma" or "opencl_cpu": the kernel `parameters` are for.
 std::string_view tuned_kernel_name(const KernelParameters& parameters);
 
 // One line of a tuning file: the best parameters the tuner found for one kernel and one pair of
@@ -30,6 +31,7 @@ struct TuningEntry {
 
 // A device's tuning file: one entry per line, the kernel's name, the dimensions, its parameters,
 //   opencl_mma head_dim=64 value_dim=64 warps=8 key_tile=64 query_split=1 prefetch=1
+//   opencl_cpu head_dim=64 value_dim=64 query_rows=4
 //   opencl_tiled head_dim=64 value_dim=64 query_tile=64 key_tile=32 rows_per_item=8
 //     columns_per_item=4 stage_queries=1 stage_values=1 prefetch=1   (on one line)
 // A line without a kernel's name is opencl_tiled's (the files written before opencl_mma).
