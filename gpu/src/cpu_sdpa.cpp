@@ -4,7 +4,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <variant>
 
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_memory.hpp"
@@ -92,11 +91,9 @@ std::vector<CpuSdpaParameters> cpu_parameter_candidates() {
 }
 
 CpuSdpaParameters chosen_cpu_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape) {
-  const std::optional<KernelParameters> tuned =
-      tuned_parameters(runtime.device(), "opencl_cpu", shape.head_dim, shape.value_dim);
-  if (tuned && cpu_parameters_problem(std::get<CpuSdpaParameters>(*tuned)).empty()) {
-    return std::get<CpuSdpaParameters>(*tuned);
-  }
+  const std::optional<CpuSdpaParameters> tuned =
+      tuned_parameters_of<CpuSdpaParameters>(runtime.device(), shape.head_dim, shape.value_dim);
+  if (tuned && cpu_parameters_problem(*tuned).empty()) return *tuned;
   return CpuSdpaParameters{};
 }
 

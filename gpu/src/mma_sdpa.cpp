@@ -4,7 +4,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "gpu/opencl_launch.hpp"
@@ -130,12 +129,9 @@ std::vector<MmaSdpaParameters> mma_parameter_candidates(std::size_t head_dim, st
 }
 
 MmaSdpaParameters chosen_mma_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape) {
-  const std::optional<KernelParameters> tuned =
-      tuned_parameters(runtime.device(), "opencl_mma", shape.head_dim, shape.value_dim);
-  if (tuned) {
-    const MmaSdpaParameters& parameters = std::get<MmaSdpaParameters>(*tuned);
-    if (mma_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return parameters;
-  }
+  const std::optional<MmaSdpaParameters> tuned =
+      tuned_parameters_of<MmaSdpaParameters>(runtime.device(), shape.head_dim, shape.value_dim);
+  if (tuned && mma_parameters_problem(*tuned, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return *tuned;
   return default_mma_parameters(shape.head_dim, shape.value_dim, runtime.limits());
 }
 

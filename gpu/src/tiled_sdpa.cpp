@@ -3,7 +3,6 @@
 #include <array>
 #include <stdexcept>
 #include <string>
-#include <variant>
 
 #include "gpu/opencl_launch.hpp"
 #include "gpu/opencl_program.hpp"
@@ -61,12 +60,9 @@ std::unique_ptr<PreparedSdpa> prepare_tiled_sdpa(OpenClRuntime& runtime, const a
 }
 
 TiledSdpaParameters chosen_tiled_parameters(const OpenClRuntime& runtime, const attention::AttentionShape& shape) {
-  const std::optional<KernelParameters> tuned =
-      tuned_parameters(runtime.device(), "opencl_tiled", shape.head_dim, shape.value_dim);
-  if (tuned) {
-    const TiledSdpaParameters& parameters = std::get<TiledSdpaParameters>(*tuned);
-    if (tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return parameters;
-  }
+  const std::optional<TiledSdpaParameters> tuned =
+      tuned_parameters_of<TiledSdpaParameters>(runtime.device(), shape.head_dim, shape.value_dim);
+  if (tuned && tiled_parameters_problem(*tuned, shape.head_dim, shape.value_dim, runtime.limits()).empty()) return *tuned;
   return default_tiled_parameters(shape.head_dim, shape.value_dim, runtime.limits(),
                                   (runtime.device().type & CL_DEVICE_TYPE_CPU) != 0);
 }

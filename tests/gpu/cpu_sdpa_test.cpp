@@ -2,14 +2,11 @@
 // grid runs the device's chosen ones only).
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gpu/cpu_sdpa.hpp"
-#include "gpu/device_attention_problem.hpp"
-#include "gpu/opencl_launch.hpp"
 #include "masked_problem.hpp"
 #include "opencl_test_fixture.hpp"
 
@@ -41,11 +38,9 @@ TEST_P(CpuKernelRows, MatchTheReference) {
   for (const AttentionShape& shape : {AttentionShape{1, 4, 2, 100, 300, 80, 20}, AttentionShape{2, 2, 1, 33, 17, 64, 64}}) {
     SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
     const gpu_tests::MaskedProblem data(shape);
-    std::vector<float> out(shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
-    const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime(), data.problem(out));
-    gpu::profiled_seconds(gpu::prepare_cpu_sdpa(runtime(), shape, parameters)->enqueue(device));
-    gpu::download_output(runtime(), device, out);
-    gpu_tests::expect_close_to_reference(out, data.expected);
+    std::vector<float> out(shape.out_elements());
+    const auto prepared = gpu::prepare_cpu_sdpa(runtime(), shape, parameters);
+    gpu_tests::expect_close_to_reference(gpu_tests::run_prepared(runtime(), data.problem(out), *prepared), data.expected);
   }
 }
 

@@ -10,6 +10,9 @@
 
 #include "attention/implementation_registry.hpp"
 #include "attention/uniform_values.hpp"
+#include "gpu/device_attention_problem.hpp"
+#include "gpu/opencl_kernel.hpp"
+#include "gpu/opencl_launch.hpp"
 
 namespace gpu_tests {
 
@@ -37,6 +40,17 @@ struct MaskedProblem {
     return {shape, q, k, v, mask, attention::CausalAlignment::bottom_right, std::nullopt, out};
   }
 };
+
+// The output of `prepared` (made for problem.shape) on the problem's inputs; NaN wherever it
+// writes nothing. problem.out only sizes the upload.
+inline std::vector<float> run_prepared(gpu::OpenClRuntime& runtime, const attention::AttentionProblem& problem,
+                                       gpu::PreparedSdpa& prepared) {
+  std::vector<float> out(problem.shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
+  const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, problem);
+  gpu::profiled_seconds(prepared.enqueue(device));
+  gpu::download_output(runtime, device, out);
+  return out;
+}
 
 // Every element within atol 1e-4 + rtol 1e-4 of the reference (a NaN counts as a mismatch); the
 // first five mismatches are reported.

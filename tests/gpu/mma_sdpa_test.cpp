@@ -101,11 +101,7 @@ constexpr MmaSdpaParameters kSweep[] = {{1, 8, true, false, true},  {2, 16, fals
 
 std::vector<float> run_mma(gpu::OpenClRuntime& runtime, const attention::AttentionProblem& problem,
                            const MmaSdpaParameters& parameters) {
-  std::vector<float> out(problem.shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
-  const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime, problem);
-  gpu::profiled_seconds(gpu::prepare_mma_sdpa(runtime, problem.shape, parameters)->enqueue(device));
-  gpu::download_output(runtime, device, out);
-  return out;
+  return gpu_tests::run_prepared(runtime, problem, *gpu::prepare_mma_sdpa(runtime, problem.shape, parameters));
 }
 
 }  // namespace

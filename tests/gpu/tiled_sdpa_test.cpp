@@ -216,11 +216,9 @@ TEST_P(TiledBlockShapes, MatchTheReference) {
     SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
     ASSERT_EQ(gpu::tiled_parameters_problem(parameters, shape.head_dim, shape.value_dim, runtime().limits()), "");
     const gpu_tests::MaskedProblem data(shape);
-    std::vector<float> out(shape.out_elements(), std::numeric_limits<float>::quiet_NaN());
-    const gpu::DeviceAttentionProblem device = gpu::upload_problem(runtime(), data.problem(out));
-    gpu::profiled_seconds(gpu::prepare_tiled_sdpa(runtime(), shape, parameters)->enqueue(device));
-    gpu::download_output(runtime(), device, out);
-    gpu_tests::expect_close_to_reference(out, data.expected);
+    std::vector<float> out(shape.out_elements());
+    const auto prepared = gpu::prepare_tiled_sdpa(runtime(), shape, parameters);
+    gpu_tests::expect_close_to_reference(gpu_tests::run_prepared(runtime(), data.problem(out), *prepared), data.expected);
   }
 }
 

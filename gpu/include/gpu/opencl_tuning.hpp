@@ -68,4 +68,13 @@ std::optional<KernelParameters> find_tuned_parameters(std::span<const TuningText
 std::optional<KernelParameters> tuned_parameters(const DeviceInfo& device, std::string_view kernel,
                                                  std::size_t head_dim, std::size_t value_dim);
 
+// tuned_parameters for the kernel that takes `Parameters`.
+template <class Parameters>
+std::optional<Parameters> tuned_parameters_of(const DeviceInfo& device, std::size_t head_dim, std::size_t value_dim) {
+  const std::optional<KernelParameters> tuned =
+      tuned_parameters(device, tuned_kernel_name(KernelParameters(Parameters{})), head_dim, value_dim);
+  if (!tuned) return std::nullopt;
+  return std::get<Parameters>(*tuned);
+}
+
 }  // namespace gpu
