@@ -142,11 +142,11 @@ std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::o
 }
 
 std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::optional<std::string>& encoder_name,
-                                        std::size_t piece_cache_bytes) {
+                                        std::size_t piece_cache_bytes, std::size_t piece_memo_bytes) {
   const tokenizer::Encoder& encoder = encoder_named(encoder_name);
   try {
     return std::make_shared<Encoding>(std::make_shared<const tokenizer::Tokenizer>(
-                                          tokenizer::Vocabulary::load(path), tokenizer::TokenizerOptions{piece_cache_bytes}),
+                                          tokenizer::Vocabulary::load(path), tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes}),
                                       encoder);
   } catch (const tokenizer::VocabularyError& e) {
     throw py::value_error(e.what());
@@ -173,9 +173,11 @@ PYBIND11_MODULE(tokbench, m) {
         "encoders() (default: the fastest this CPU runs); every encoder gives the same ids.");
   m.def("load_encoding", &load_encoding, py::arg("path"), py::arg("encoder") = py::none(),
         py::arg("piece_cache_bytes") = tokenizer::TokenizerOptions::kDefaultPieceCacheBytes,
+        py::arg("piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultPieceMemoBytes,
         "An encoding from a .tiktoken file and the .json spec beside it, loaded anew: its piece cache\n"
         "(the ids of merged pieces, kept across calls) starts empty and holds piece_cache_bytes at\n"
-        "most (0: none).");
+        "most (0: none); each thread that encodes keeps a memo of the pieces it met of\n"
+        "piece_memo_bytes at most (0: none).");
   m.def("list_encoding_names", &tokenizer::Vocabulary::builtin_names);
   m.def("encoders", [] {
     std::vector<std::string> names;
@@ -189,6 +191,7 @@ PYBIND11_MODULE(tokbench, m) {
       .def_property_readonly("name", [](const Encoding& e) { return e.vocabulary().name(); })
       .def_property_readonly("encoder", [](const Encoding& e) { return std::string(e.encoder().name); })
       .def_property_readonly("piece_cache_bytes", [](const Encoding& e) { return e.tokenizer().piece_cache_bytes(); })
+      .def_property_readonly("piece_memo_bytes", [](const Encoding& e) { return e.tokenizer().piece_memo_bytes(); })
       .def_property_readonly("n_vocab", [](const Encoding& e) { return e.vocabulary().id_end(); })
       .def_property_readonly("max_token_value", [](const Encoding& e) { return e.vocabulary().id_end() - 1; })
       .def_property_readonly("eot_token", [](const Encoding& e) {

@@ -1,13 +1,17 @@
-// The Tokenizer's piece cache (TokenizerOptions) changes no id in any regime: a text encoded
-// cold, again warm, after other text, or with the cache off; within its bound when far more
-// distinct pieces pass than it holds; and under concurrent encode_batch.
+// The Tokenizer's piece cache and piece memos (TokenizerOptions) change no id in any regime: a
+// text encoded cold, again warm, after other text, or with either off; within their bounds when
+// far more distinct pieces pass than they hold; and under concurrent encode_batch, with more
+// threads than memos.
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
+#include "piece_memo.hpp"
 #include "test_data.hpp"
 #include "tokenizer/encoder_registry.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -37,6 +41,20 @@ TEST(TokenizerCache, DefaultIsOnAndZeroTurnsItOff) {
   EXPECT_EQ(Tokenizer(shared, TokenizerOptions{63}).piece_cache(), nullptr);
 }
 
+TEST(TokenizerCache, MemosAreMadeOnFirstUseOneAThreadAndZeroTurnsThemOff) {
+  const Tokenizer& shared = test::tokenizer("cl100k_base");
+  const Tokenizer fresh(shared, TokenizerOptions{});
+  EXPECT_NE(fresh.piece_memos(), nullptr);
+  EXPECT_EQ(fresh.piece_memo_bytes(), 0u);
+  fresh.encode_ordinary("Hello, world");
+  fresh.encode_ordinary("and again");
+  EXPECT_EQ(fresh.piece_memo_bytes(), PieceMemo::memory_for(TokenizerOptions::kDefaultPieceMemoBytes));
+  const Tokenizer off(shared, TokenizerOptions{.piece_memo_bytes = 0});
+  EXPECT_EQ(off.piece_memos(), nullptr);
+  off.encode_ordinary("Hello, world");
+  EXPECT_EQ(off.piece_memo_bytes(), 0u);
+}
+
 TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
   for (const std::string encoding : {"cl100k_base", "o200k_base"}) {
     const std::string text = test::read_corpus("en_shakespeare");
@@ -44,8 +62,11 @@ TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
     const std::string other = test::read_corpus("code_sqlite3_h");
     for (const Encoder* encoder : supported_encoders()) {
       SCOPED_TRACE(encoding + " " + std::string(encoder->name));
-      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0});
+      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0, 0});
       test::expect_same_ids(golden, off.encode_ordinary(text, *encoder));
+      const Tokenizer memo_only(test::tokenizer(encoding), TokenizerOptions{.piece_cache_bytes = 0});
+      test::expect_same_ids(golden, memo_only.encode_ordinary(text, *encoder));
+      test::expect_same_ids(golden, memo_only.encode_ordinary(text, *encoder));
       const Tokenizer cached(test::tokenizer(encoding), TokenizerOptions{});
       test::expect_same_ids(golden, cached.encode_ordinary(text, *encoder));  // cold
       test::expect_same_ids(golden, cached.encode_ordinary(text, *encoder));  // warm
@@ -57,25 +78,27 @@ TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
 }
 
 TEST(TokenizerCache, StaysWithinItsBoundPastManyMorePiecesThanItHolds) {
-  constexpr std::size_t kBound = 16 * 1024;  // 256 entries
+  constexpr std::size_t kBound = 16 * 1024;  // 256 cache entries; 512 short memo entries, 256 long
   const Tokenizer& shared = test::tokenizer("cl100k_base");
-  const Tokenizer small(shared, TokenizerOptions{kBound});
-  const Tokenizer off(shared, TokenizerOptions{0});
+  const Tokenizer small(shared, TokenizerOptions{kBound, kBound});
+  const Tokenizer off(shared, TokenizerOptions{0, 0});
   EXPECT_EQ(small.piece_cache_bytes(), kBound);
   for (unsigned seed = 1; seed <= 4; ++seed) {
     const std::string text = random_words(256 * 1024, seed);  // tens of thousands of distinct words
     for (const Encoder* encoder : supported_encoders())
       test::expect_same_ids(off.encode_ordinary(text, *find_encoder("serial")), small.encode_ordinary(text, *encoder));
     EXPECT_EQ(small.piece_cache_bytes(), kBound);
+    EXPECT_LE(small.piece_memo_bytes(), std::thread::hardware_concurrency() * kBound);
   }
 }
 
-// Many threads store into and read from one small cache at once: every document's ids still
-// equal those of a serial run without a cache, in every round.
+// Many threads store into and read from one small cache at once, each with a small memo of its
+// own or, where there are more threads than memos, none: every document's ids still equal those
+// of a serial run without either, in every round.
 TEST(TokenizerCache, ConcurrentBatchesGiveSerialIds) {
   const Tokenizer& shared = test::tokenizer("cl100k_base");
-  const Tokenizer tiny(shared, TokenizerOptions{1024});  // 16 entries: writers collide constantly
-  const Tokenizer off(shared, TokenizerOptions{0});
+  const Tokenizer tiny(shared, TokenizerOptions{1024, 1024});  // 16 entries: writers collide constantly
+  const Tokenizer off(shared, TokenizerOptions{0, 0});
   std::vector<std::string> texts;
   for (unsigned seed = 0; seed < 64; ++seed) texts.push_back(random_words(4096, seed % 8));  // some repeat
   texts.push_back(test::read_corpus("udhr_eng"));
@@ -84,7 +107,11 @@ TEST(TokenizerCache, ConcurrentBatchesGiveSerialIds) {
   for (std::string_view text : views) expected.push_back(off.encode_ordinary(text, *find_encoder("serial")));
   for (const Encoder* encoder : supported_encoders()) {
     for (int round = 0; round < 3; ++round) {
-      const std::vector<std::vector<Rank>> got = tiny.encode_batch(views, *encoder);
+      // More threads than the machine has, so more than the memos: some encode without one.
+      std::vector<std::vector<Rank>> got;
+      tbb::task_arena(static_cast<int>(2 * std::thread::hardware_concurrency() + 2)).execute([&] {
+        got = tiny.encode_batch(views, *encoder);
+      });
       ASSERT_EQ(got.size(), expected.size());
       for (std::size_t i = 0; i < got.size(); ++i) {
         SCOPED_TRACE(std::string(encoder->name) + " document " + std::to_string(i));

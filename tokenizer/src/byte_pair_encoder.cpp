@@ -6,11 +6,59 @@
 
 namespace tokenizer {
 
-BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces, PieceCache* cache)
-    : ranks_(&ranks), long_pieces_(long_pieces), whole_pieces_(ranks), cache_(cache) {}
+BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces, PieceCache* cache,
+                                 PieceMemoPool* memos)
+    : ranks_(&ranks),
+      long_pieces_(long_pieces),
+      whole_pieces_(ranks),
+      memo_lease_(memos ? memos->lease() : PieceMemoPool::Lease()),
+      memo_(memo_lease_.memo()),
+      cache_(cache) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
-    : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache()) {}
+    : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache(),
+                      tokenizer.piece_memos()) {}
 BytePairEncoder::~BytePairEncoder() = default;
+
+void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  const std::size_t first = out.size();
+  finish(whole_pieces_.find_padded(data, size), data, size, out);
+  memo_->store(data, size, out.data() + first, out.size() - first);
+}
+
+void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, const std::size_t* ends, std::size_t n,
+                                    std::vector<Rank>& out) {
+  const auto* base = reinterpret_cast<const std::uint8_t*>(text.data());
+  if (!memo_) {
+    for (std::size_t j = 0; j < n; start = ends[j++])
+      finish(whole_pieces_.find_padded(base + start, ends[j] - start), base + start, ends[j] - start, out);
+    return;
+  }
+  // The memo's hits go to a buffer, each as PieceMemo::kMaxIds ids of which only its count are
+  // kept (the next hit writes over the rest): no branch on the count, and no check of the vector's
+  // capacity a piece. What the buffer holds goes to `out` before a miss appends there, and at the end.
+  Rank buffer[kMaxBatch * PieceMemo::kMaxIds];
+  Rank* held = buffer;
+  PieceMemo& memo = *memo_;
+  for (std::size_t j = 0; j < n; start = ends[j++]) {
+    const std::uint8_t* data = base + start;
+    const std::size_t size = ends[j] - start;
+    if (size <= PieceMemo::kMaxPiece) {
+      const std::uint64_t packed = memo.find(data, size);
+      if (packed != 0) [[likely]] {
+        held += PieceMemo::unpack(packed, held);
+        continue;
+      }
+      out.insert(out.end(), buffer, held);
+      held = buffer;
+      encode_unremembered(data, size, out);
+    } else {
+      out.insert(out.end(), buffer, held);
+      held = buffer;
+      finish(whole_pieces_.find_padded(data, size), data, size, out);
+    }
+  }
+  out.insert(out.end(), buffer, held);
+}
 
 inline bool BytePairEncoder::lookup_cached(std::string_view piece, std::vector<Rank>& out) {
   const PieceCache& cache = *cache_;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "merge_queue.hpp"
-#include "recent_whole_pieces.hpp"
+#include "piece_memo.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 #include "whole_piece_lookup.hpp"
@@ -25,10 +25,11 @@ class Tokenizer;
 class BytePairEncoder {
  public:
   // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long); with a
-  // PieceCache, merged short pieces are looked up there first and stored there after merging.
+  // PieceCache, merged short pieces are looked up there first and stored there after merging;
+  // with a PieceMemoPool, the encoder holds one of its memos while it lives, if one is free.
   explicit BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces = nullptr,
-                           PieceCache* cache = nullptr);
-  // The tokenizer's rank table, long-piece index and piece cache.
+                           PieceCache* cache = nullptr, PieceMemoPool* memos = nullptr);
+  // The tokenizer's rank table, long-piece index, piece cache and memos.
   explicit BytePairEncoder(const Tokenizer& tokenizer);
   ~BytePairEncoder();
 
@@ -39,30 +40,36 @@ class BytePairEncoder {
   // the other a function of its own again in some encoders' loops.
   [[gnu::always_inline]] void encode(std::string_view piece, std::vector<Rank>& out) {
     if (piece.empty()) return;
-    finish(whole_pieces_.find(reinterpret_cast<const std::uint8_t*>(piece.data()), piece.size()), piece, out);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
+    finish(whole_pieces_.find(data, piece.size()), data, piece.size(), out);
   }
   // encode(text.substr(start, end - start), out). While 8 bytes of `text` follow the piece's
-  // start, its whole-piece lookup reads them with one load (RankTable::find_padded). kRecent:
-  // through the table of recent pieces, which expect() must have made.
-  template <bool kRecent = false>
+  // start, its lookups read them with one load (RankTable::padded_head), and a piece of up to 16
+  // bytes is looked for in the encoder's PieceMemo first.
   [[gnu::always_inline]] void encode(std::string_view text, std::size_t start, std::size_t end,
                                      std::vector<Rank>& out) {
     if (start == end) return;
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
-    const Rank whole = text.size() - start < 8 ? whole_pieces_.find(data, end - start)
-                       : kRecent              ? find_recent_padded(data, end - start)
-                                              : whole_pieces_.find_padded(data, end - start);
-    // Not text.substr: the chains hand only pieces of the text, and substr's bounds check ran for
-    // every piece.
-    finish(whole, std::string_view(text.data() + start, end - start), out);
+    const std::size_t size = end - start;
+    if (text.size() - start < 8) {
+      finish(whole_pieces_.find(data, size), data, size, out);
+    } else if (memo_ && size <= PieceMemo::kMaxPiece) {
+      const std::uint64_t packed = memo_->find(data, size);
+      if (packed != 0) [[likely]]
+        PieceMemo::append(packed, out);
+      else
+        encode_unremembered(data, size, out);
+    } else {
+      finish(whole_pieces_.find_padded(data, size), data, size, out);
+    }
   }
 
-  // Prepares for a text of this many bytes: one long enough to repeat its pieces many times gets
-  // a table of the whole pieces found lately (RecentWholePieces). Returns whether it has one.
-  bool expect(std::size_t bytes) {
-    if (bytes >= kRecentPiecesText && !recent_) recent_ = std::make_unique<RecentWholePieces>();
-    return recent_ != nullptr;
-  }
+  // encode(text, start, end, out) for the pieces [start, ends[0]), [ends[0], ends[1]), ...,
+  // [ends[n - 2], ends[n - 1]) (start < ends[0] < ... < ends[n - 1]), each with 8 readable bytes
+  // from its start: ends[n - 1] + 8 <= text.size() is enough. At most kMaxBatch pieces.
+  void encode_pieces(std::string_view text, std::size_t start, const std::size_t* ends, std::size_t n,
+                     std::vector<Rank>& out);
+  static constexpr std::size_t kMaxBatch = 256;
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
   // text); longer ones the merge queue, O(n log n), or the linear-time long-piece encoder.
@@ -70,23 +77,15 @@ class BytePairEncoder {
 
  private:
   // Appends the piece's rank, `whole`, or its merged ranks if it is no token.
-  [[gnu::always_inline]] void finish(Rank whole, std::string_view piece, std::vector<Rank>& out) {
+  [[gnu::always_inline]] void finish(Rank whole, const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
     if (whole != kNoRank) {
       out.push_back(whole);
       return;
     }
-    encode_merged(piece, out);
+    encode_merged(std::string_view(reinterpret_cast<const char*>(data), size), out);
   }
-  // WholePieceLookup::find_padded, through the table of recent pieces.
-  [[gnu::always_inline]] Rank find_recent_padded(const std::uint8_t* data, std::size_t size) {
-    if (size > RecentWholePieces::kMaxPiece) return whole_pieces_.find_padded(data, size);
-    const std::uint64_t head = RankTable::padded_head(data, size);
-    Rank rank = recent_->find(head, size);
-    if (rank != kNoRank) return rank;
-    rank = whole_pieces_.find_padded(data, size);
-    if (rank != kNoRank) recent_->store(head, size, rank);
-    return rank;
-  }
+  // A piece of up to PieceMemo::kMaxPiece bytes that the memo lacks: encoded, then remembered.
+  void encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out);
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
   // Appends the piece's ids from the cache's routes that are on and returns true, or returns false.
@@ -94,12 +93,11 @@ class BytePairEncoder {
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
   void encode_long(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
 
-  static constexpr std::size_t kRecentPiecesText = 64 * 1024;
-
   const RankTable* ranks_;
   const LongPieceIndex* long_pieces_;
   WholePieceLookup whole_pieces_;
-  std::unique_ptr<RecentWholePieces> recent_;
+  PieceMemoPool::Lease memo_lease_;
+  PieceMemo* memo_ = nullptr;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
   // found there, counted over windows of kTrialWindow lookups: text whose words do not recur

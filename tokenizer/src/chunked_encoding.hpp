@@ -40,6 +40,9 @@ class ChainStop {
   virtual ~ChainStop() = default;
 
   bool at(std::size_t start) { return start >= limit_ && reached(start); }
+  // Whether at() answers false for every start before `end`: a batch of pieces that all start
+  // before it may be encoded without asking piece by piece.
+  bool clear_before(std::size_t end) const { return end <= limit_; }
 
  protected:
   std::size_t limit_ = std::numeric_limits<std::size_t>::max();

@@ -19,28 +19,28 @@ struct SimdChain {
     // Without a scanner (a regex pattern) or a full window of text, the scalar chain is all there is.
     if (!scan || text.size() - from < simd::kWindowBytes)
       return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
-    if (bpe.expect(text.size() - from)) return encode_pieces<true>(text, from, out, bpe, stop);
-    return encode_pieces<false>(text, from, out, bpe, stop);
-  }
-
-  // The loop twice, with and without the table of recent pieces (BytePairEncoder::expect), so
-  // that a text too short for the table pays no test for it at every piece.
-  template <bool kRecent>
-  std::size_t encode_pieces(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
-                            chunked::ChainStop& stop) const {
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
     std::size_t ends[simd::kBatchPieces];
     std::size_t pos = from;
     while (pos < text.size()) {
       const std::size_t n = scan(data, text.size(), pos, ends, simd::kBatchPieces);
+      // The whole batch at once where no piece may stop the chain and every piece has 8 bytes
+      // after its start (the last starts at ends[n - 2], before ends[n - 1]).
+      if (stop.clear_before(ends[n - 1]) && ends[n - 1] + 8 <= text.size()) {
+        bpe.encode_pieces(text, pos, ends, n, out);
+        pos = ends[n - 1];
+        continue;
+      }
       for (std::size_t j = 0; j < n; pos = ends[j++]) {
         if (stop.at(pos)) return pos;
-        bpe.encode<kRecent>(text, pos, ends[j], out);
+        bpe.encode(text, pos, ends[j], out);
       }
     }
     return pos;
   }
 };
+
+static_assert(simd::kBatchPieces <= BytePairEncoder::kMaxBatch, "a scanner's batch goes to encode_pieces whole");
 
 SimdChain simd_chain(const Tokenizer& tokenizer) {
   return {tokenizer.pretokenizer(), simd::best_piece_batch_scanners().for_kind(tokenizer.pretokenizer().kind())};

@@ -1,9 +1,11 @@
 #include "tokenizer/tokenizer.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
+#include "piece_memo.hpp"
 
 namespace tokenizer {
 
@@ -24,21 +26,29 @@ std::shared_ptr<PieceCache> make_piece_cache(const TokenizerOptions& options) {
   return std::make_shared<PieceCache>(options.piece_cache_bytes);
 }
 
+std::shared_ptr<PieceMemoPool> make_piece_memos(const TokenizerOptions& options) {
+  if (options.piece_memo_bytes == 0) return nullptr;
+  return std::make_shared<PieceMemoPool>(options.piece_memo_bytes, std::max(1u, std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(Vocabulary vocabulary, TokenizerOptions options)
     : vocabulary_(std::make_shared<const Vocabulary>(std::move(vocabulary))),
       pretokenizer_(vocabulary_->pattern()),
       long_pieces_(std::make_shared<const LongPieceIndex>(vocabulary_->ranks())),
-      piece_cache_(make_piece_cache(options)) {}
+      piece_cache_(make_piece_cache(options)),
+      piece_memos_(make_piece_memos(options)) {}
 
 Tokenizer::Tokenizer(const Tokenizer& other, TokenizerOptions options)
     : vocabulary_(other.vocabulary_),
       pretokenizer_(other.pretokenizer_),
       long_pieces_(other.long_pieces_),
-      piece_cache_(make_piece_cache(options)) {}
+      piece_cache_(make_piece_cache(options)),
+      piece_memos_(make_piece_memos(options)) {}
 
 std::size_t Tokenizer::piece_cache_bytes() const { return piece_cache_ ? piece_cache_->memory_bytes() : 0; }
+std::size_t Tokenizer::piece_memo_bytes() const { return piece_memos_ ? piece_memos_->memory_bytes() : 0; }
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
   // Room for a token per 4 bytes, English's rate, so that most short texts allocate once instead

@@ -17,6 +17,7 @@ namespace tokenizer {
 
 class LongPieceIndex;
 class PieceCache;
+class PieceMemoPool;
 
 class UnknownTokenId : public std::out_of_range {
  public:
@@ -39,6 +40,13 @@ struct TokenizerOptions {
   // bytes alone, so the cache changes no id, only how soon they come. Below 128 bytes (0
   // included) there is no cache.
   std::size_t piece_cache_bytes = kDefaultPieceCacheBytes;
+  static constexpr std::size_t kDefaultPieceMemoBytes = std::size_t{512} << 10;
+  // Memory of each table that remembers the ids of the pieces (up to 8 bytes) that one thread met
+  // lately, tokens and merged pieces alike, consulted before anything else. A thread that encodes
+  // holds one for the call; there are at most as many as the machine has hardware threads, each
+  // made on first need and kept, so their memory is at most that many times this (rounded down to
+  // a power of two of 64-byte lines). 0: none.
+  std::size_t piece_memo_bytes = kDefaultPieceMemoBytes;
 };
 
 // A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Safe to share between
@@ -64,6 +72,10 @@ class Tokenizer {
   PieceCache* piece_cache() const { return piece_cache_.get(); }
   // Memory that the piece cache holds: at most TokenizerOptions::piece_cache_bytes.
   std::size_t piece_cache_bytes() const;
+  // The piece memos of TokenizerOptions, or nullptr when they are off.
+  PieceMemoPool* piece_memos() const { return piece_memos_.get(); }
+  // Memory of the piece memos made so far.
+  std::size_t piece_memo_bytes() const;
 
   // Special-token text is ordinary text (tiktoken's encode_ordinary).
   std::vector<Rank> encode_ordinary(std::string_view text, const Encoder& encoder = fastest_encoder()) const;
@@ -86,6 +98,7 @@ class Tokenizer {
   PreTokenizer pretokenizer_;
   std::shared_ptr<const LongPieceIndex> long_pieces_;
   std::shared_ptr<PieceCache> piece_cache_;
+  std::shared_ptr<PieceMemoPool> piece_memos_;
 };
 
 }  // namespace tokenizer

@@ -1,0 +1,157 @@
+// PieceMemo answers only for the exact piece it stored (every byte and the size), with exactly
+// its ids; a piece it cannot hold (too many ids, an id too large) is never stored; a piece that
+// another replaced misses rather than getting another's ids; and PieceMemoPool never hands one
+// memo to two holders at once, nor makes more memos than it may.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "piece_memo.hpp"
+
+namespace tokenizer {
+namespace {
+
+constexpr std::size_t kTestBytes = 64 * 1024;
+
+// A piece as the encoders hand it over: with 8 readable bytes after its start, here garbage that
+// must not count (the memo reads past the piece's end and masks).
+struct Padded {
+  explicit Padded(const std::string& piece) : bytes(piece + "\xAA\xBB\xCC\xDD\xEE\xFF\x11\x22"), size(piece.size()) {}
+  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
+  std::string bytes;
+  std::size_t size;
+};
+
+std::vector<Rank> found_ids(PieceMemo& memo, const std::string& piece) {
+  const Padded p(piece);
+  const std::uint64_t packed = memo.find(p.data(), p.size);
+  if (packed == 0) return {};
+  Rank ids[PieceMemo::kMaxIds];
+  const std::size_t count = PieceMemo::unpack(packed, ids);
+  return std::vector<Rank>(ids, ids + count);
+}
+
+void store(PieceMemo& memo, const std::string& piece, const std::vector<Rank>& ids) {
+  const Padded p(piece);
+  memo.store(p.data(), p.size, ids.data(), ids.size());
+}
+
+TEST(PieceMemo, FindsExactlyTheStoredPieceWithItsIds) {
+  PieceMemo memo(kTestBytes);
+  const std::string stem = "abcdefghijklmnop";
+  for (std::size_t size = 1; size <= PieceMemo::kMaxPiece; ++size) {
+    const std::string piece = stem.substr(0, size);
+    EXPECT_TRUE(found_ids(memo, piece).empty()) << piece;
+    const std::vector<Rank> ids(1 + size % 3, static_cast<Rank>(1000 * size));
+    store(memo, piece, ids);
+    EXPECT_EQ(found_ids(memo, piece), ids) << piece;
+  }
+  // Every size is still there (the tests below check that replacement never mixes pieces up).
+  for (std::size_t size = 1; size <= PieceMemo::kMaxPiece; ++size)
+    EXPECT_EQ(found_ids(memo, stem.substr(0, size)).size(), 1 + size % 3) << size;
+}
+
+// Heads are zero-padded, so a piece and the same bytes with NULs after them share their key words:
+// only the size tells them apart. Pieces of 9 to 16 bytes also differ only inside, between their
+// first and last 8 bytes, where the two words overlap. A memo of one line a table, so that every
+// piece meets the others in its line.
+TEST(PieceMemo, TellsApartPiecesThatShareTheirKeyWords) {
+  PieceMemo memo(2 * PieceMemoTable<1>::kLineBytes);
+  ASSERT_EQ(memo.memory_bytes(), 2 * PieceMemoTable<1>::kLineBytes);
+  store(memo, "ab", {7});
+  EXPECT_TRUE(found_ids(memo, std::string("ab\0", 3)).empty());
+  store(memo, std::string("ab\0", 3), {8});
+  EXPECT_EQ(found_ids(memo, "ab"), std::vector<Rank>{7});
+  EXPECT_EQ(found_ids(memo, std::string("ab\0", 3)), std::vector<Rank>{8});
+  const std::string twelve = "0123456789ab";
+  store(memo, twelve, {9});
+  for (const std::size_t at : {6, 10}) {  // in both words; in the last only
+    std::string other = twelve;
+    other[at] = 'X';
+    EXPECT_TRUE(found_ids(memo, other).empty()) << other;
+  }
+  EXPECT_TRUE(found_ids(memo, twelve + std::string("\0", 1)).empty());
+  EXPECT_EQ(found_ids(memo, twelve), std::vector<Rank>{9});
+}
+
+TEST(PieceMemo, StoresNoPieceItCannotHoldWhole) {
+  PieceMemo memo(kTestBytes);
+  store(memo, "four", {1, 2, 3, 4});                                        // more ids than an entry holds
+  store(memo, "big", {Rank{1} << PieceMemoTable<1>::kIdBits});              // an id too large
+  store(memo, "empty", {});                                                 // no ids (no piece has none)
+  EXPECT_TRUE(found_ids(memo, "four").empty());
+  EXPECT_TRUE(found_ids(memo, "big").empty());
+  EXPECT_TRUE(found_ids(memo, "empty").empty());
+  const Rank largest = (Rank{1} << PieceMemoTable<1>::kIdBits) - 1;
+  store(memo, "max", {largest, 0, largest});
+  EXPECT_EQ(found_ids(memo, "max"), (std::vector<Rank>{largest, 0, largest}));
+}
+
+// Far more pieces than a small memo holds, each stored once with ids of its own, then read back
+// in another order, twice (hits move pieces within their line): each either misses or gives its
+// own ids, and the memo keeps about as many as it has entries.
+TEST(PieceMemo, AReplacedPieceMissesAndNoPieceGetsAnothersIds) {
+  constexpr std::size_t kBytes = 4 * 1024;  // 128 short entries and 64 long ones
+  PieceMemo memo(kBytes);
+  EXPECT_EQ(memo.memory_bytes(), kBytes);
+  std::mt19937 gen(7);
+  std::map<std::string, std::vector<Rank>> stored;
+  while (stored.size() < 5000) {
+    std::string piece(1 + gen() % PieceMemo::kMaxPiece, 'a');
+    for (char& c : piece) c = static_cast<char>('a' + gen() % 4);  // few letters: many share heads
+    std::vector<Rank> ids(1 + gen() % 3);
+    for (Rank& id : ids) id = gen() % (Rank{1} << PieceMemoTable<1>::kIdBits);
+    if (stored.emplace(piece, ids).second) store(memo, piece, ids);
+  }
+  for (int round = 0; round < 2; ++round) {
+    std::size_t hits = 0;
+    for (auto it = stored.rbegin(); it != stored.rend(); ++it) {
+      const std::vector<Rank> got = found_ids(memo, it->first);
+      if (got.empty()) continue;
+      ++hits;
+      ASSERT_EQ(got, it->second) << it->first;
+    }
+    EXPECT_GT(hits, 100u);
+    EXPECT_LE(hits, 192u);
+  }
+}
+
+TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
+  PieceMemoPool pool(kTestBytes, 2);
+  EXPECT_EQ(pool.memory_bytes(), 0u);  // made on first lease
+  {
+    PieceMemoPool::Lease a = pool.lease();
+    PieceMemoPool::Lease b = pool.lease();
+    PieceMemoPool::Lease c = pool.lease();
+    ASSERT_NE(a.memo(), nullptr);
+    ASSERT_NE(b.memo(), nullptr);
+    EXPECT_NE(a.memo(), b.memo());
+    EXPECT_EQ(c.memo(), nullptr);  // every memo leased: none
+    EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes));
+  }
+  // Returned: this thread finds the memo it filled before.
+  PieceMemo* first;
+  {
+    PieceMemoPool::Lease a = pool.lease();
+    first = a.memo();
+    store(*first, "kept", {42});
+  }
+  PieceMemoPool::Lease again = pool.lease();
+  ASSERT_EQ(again.memo(), first);
+  EXPECT_EQ(found_ids(*again.memo(), "kept"), std::vector<Rank>{42});
+  EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes));
+}
+
+TEST(PieceMemoPool, NoMemosWhenOff) {
+  PieceMemoPool none(0, 4);
+  EXPECT_EQ(none.lease().memo(), nullptr);
+  EXPECT_EQ(none.memory_bytes(), 0u);
+  PieceMemoPool zero(kTestBytes, 0);
+  EXPECT_EQ(zero.lease().memo(), nullptr);
+}
+
+}  // namespace
+}  // namespace tokenizer

@@ -1,0 +1,27 @@
+#include "piece_memo.hpp"
+
+namespace tokenizer {
+
+PieceMemoPool::PieceMemoPool(std::size_t bytes, std::size_t memos)
+    : bytes_(bytes),
+      memo_bytes_(PieceMemo::memory_for(bytes)),
+      count_(bytes ? memos : 0),
+      slots_(std::make_unique<Slot[]>(count_)) {}
+
+PieceMemoPool::Lease PieceMemoPool::lease() {
+  if (count_ == 0) return {};
+  static std::atomic<std::size_t> threads{0};
+  thread_local const std::size_t first = threads.fetch_add(1, std::memory_order_relaxed);
+  for (std::size_t k = 0; k < count_; ++k) {
+    Slot& slot = slots_[(first + k) % count_];
+    if (slot.leased.load(std::memory_order_relaxed) || slot.leased.exchange(true, std::memory_order_acquire)) continue;
+    if (!slot.memo) {
+      slot.memo = std::make_unique<PieceMemo>(bytes_);
+      made_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return Lease(&slot);
+  }
+  return {};
+}
+
+}  // namespace tokenizer

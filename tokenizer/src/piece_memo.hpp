@@ -1,0 +1,240 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "tokenizer/rank.hpp"
+#include "tokenizer/rank_table.hpp"
+
+namespace tokenizer {
+
+// A table of PieceMemo: the ids of pieces of up to 8 * KeyWords bytes, 3 at most.
+//
+// Layout: 64-byte lines of entries of KeyWords key words and one packed word (padded to a power
+// of two: 16 bytes for one key word, four to a line; 32 for two, two to a line); a piece's hash
+// picks the line, and it may sit in any entry there. The key words are the piece's first 8 bytes
+// (little-endian, zero-padded past its end: RankTable::padded_head) and, for a piece of 9 to 16
+// bytes, its last 8 (overlapping the first where it is shorter than 16). The packed word holds
+//   bits 0-4: the piece's size (0 marks an empty entry, for pieces are never empty),
+//   bits 5-6: its number of ids (1 to 3),
+//   bits 7-63: the ids, 19 bits apiece, the first lowest.
+// Key words and size tell every piece of up to 8 * KeyWords bytes apart, so a hit is exact.
+// Pieces of more than 3 ids, or with an id of 2^19 or more, are not kept (every built-in
+// vocabulary's ids fit 19 bits).
+template <std::size_t KeyWords>
+class PieceMemoTable {
+ public:
+  static constexpr std::size_t kMaxPiece = 8 * KeyWords;
+  static constexpr std::size_t kMaxIds = 3;
+  static constexpr unsigned kIdBits = 19;
+  static constexpr std::size_t kLineBytes = 64;
+
+  struct Key {
+    std::uint64_t words[KeyWords];
+  };
+
+  explicit PieceMemoTable(std::size_t bytes) : mask_(lines_for(bytes) - 1), lines_(new Line[lines_for(bytes)]()) {}
+
+  // The memory of a table made with `bytes`: the largest power of two of lines that fits, at least one.
+  static std::size_t memory_for(std::size_t bytes) { return lines_for(bytes) * kLineBytes; }
+  std::size_t memory_bytes() const { return (mask_ + 1) * kLineBytes; }
+
+  // The packed word of the piece of `size` bytes whose key is `key`, or 0.
+  // A piece found in another entry than its line's first trades places with the first: the pieces
+  // met most often settle there, where the first compare finds them, and the search's branches
+  // stay predictable (which entry a piece sits in follows no pattern).
+  [[gnu::always_inline]] std::uint64_t find(const Key& key, std::size_t size) {
+    Entry* line = lines_[line_of(key, size)].entries;
+    if (holds(line[0], key, size)) [[likely]]
+      return line[0].packed;
+    return find_later(line, key, size);
+  }
+  // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
+  // entry of its line, else in one its hash picks other than the first.
+  void store(const Key& key, std::size_t size, const Rank* ids, std::size_t count) {
+    if (count == 0 || count > kMaxIds) return;
+    std::uint64_t packed = size | std::uint64_t{count} << 5;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (ids[i] >> kIdBits) return;
+      packed |= std::uint64_t{ids[i]} << (7 + i * kIdBits);
+    }
+    Entry* line = lines_[line_of(key, size)].entries;
+    Entry* e = &line[kWays - 1];
+    for (std::size_t w = 0; w < kWays; ++w) {
+      if ((line[w].packed & kSizeMask) == 0) {
+        e = &line[w];
+        break;
+      }
+    }
+    for (std::size_t i = 0; i < KeyWords; ++i) e->key[i] = key.words[i];
+    e->packed = packed;
+  }
+
+  // Writes a packed word's kMaxIds ids to `ids` (those past its count are garbage) and returns
+  // its count.
+  [[gnu::always_inline]] static std::size_t unpack(std::uint64_t packed, Rank* ids) {
+    constexpr std::uint64_t kIdMask = (std::uint64_t{1} << kIdBits) - 1;
+    ids[0] = static_cast<Rank>(packed >> 7 & kIdMask);
+    ids[1] = static_cast<Rank>(packed >> (7 + kIdBits) & kIdMask);
+    ids[2] = static_cast<Rank>(packed >> (7 + 2 * kIdBits) & kIdMask);
+    return packed >> 5 & 3;
+  }
+
+ private:
+  static constexpr std::uint64_t kSizeMask = 31;
+  static_assert(kMaxPiece <= kSizeMask);
+  struct Entry {
+    std::uint64_t key[KeyWords];
+    std::uint64_t packed;
+    std::uint64_t unused[KeyWords == 1 ? 0 : 4 - KeyWords - 1];
+  };
+  static constexpr std::size_t kWays = kLineBytes / sizeof(Entry);
+  static_assert(kLineBytes % sizeof(Entry) == 0 && kWays >= 2);
+  struct alignas(kLineBytes) Line {
+    Entry entries[kWays];
+  };
+  static_assert(sizeof(Line) == kLineBytes);
+
+  static std::size_t lines_for(std::size_t bytes) {
+    std::size_t lines = 1;
+    while (lines <= bytes / (2 * kLineBytes)) lines *= 2;
+    return lines;
+  }
+  [[gnu::always_inline]] static bool holds(const Entry& e, const Key& key, std::size_t size) {
+    bool same = (e.packed & kSizeMask) == size;
+    for (std::size_t i = 0; i < KeyWords; ++i) same &= e.key[i] == key.words[i];
+    return same;
+  }
+  static std::uint64_t find_later(Entry* line, const Key& key, std::size_t size) {
+    for (std::size_t w = 1; w < kWays; ++w) {
+      if (holds(line[w], key, size)) {
+        std::swap(line[0], line[w]);
+        return line[0].packed;
+      }
+    }
+    return 0;
+  }
+  [[gnu::always_inline]] static std::uint64_t hash(const Key& key, std::size_t size) {
+    std::uint64_t h = key.words[0] ^ size;
+    if constexpr (KeyWords == 2) h ^= key.words[1] * 0xC2B2AE3D27D4EB4Full;
+    return h * 0x9E3779B97F4A7C15ull;
+  }
+  [[gnu::always_inline]] std::size_t line_of(const Key& key, std::size_t size) const {
+    return static_cast<std::size_t>(hash(key, size) >> 40 & mask_);
+  }
+
+  std::size_t mask_;  // lines - 1
+  std::unique_ptr<Line[]> lines_;
+};
+
+// The ids of the pieces of up to 16 bytes that one thread met lately, whole tokens and merged
+// pieces alike: the first place an encoder looks for a piece. A megabyte of English has about
+// 15,000 distinct pieces, all of up to 16 bytes (95% of its pieces have at most 8), which fit here,
+// while the rank table spreads its tokens over tens of megabytes and a merged piece costs a miss
+// there before the piece cache is even asked (docs/performance-notes.md). Two tables: pieces of up
+// to 8 bytes in half the memory, pieces of 9 to 16 in the other half (their entries are twice as large).
+// Not thread-safe: a PieceMemo has one user at a time (PieceMemoPool hands them out).
+class PieceMemo {
+ public:
+  using ShortTable = PieceMemoTable<1>;
+  using LongTable = PieceMemoTable<2>;
+  static constexpr std::size_t kMaxPiece = LongTable::kMaxPiece;
+  static constexpr std::size_t kMaxIds = 3;
+
+  explicit PieceMemo(std::size_t bytes) : short_(bytes / 2), long_(bytes / 2) {}
+
+  // The memory of a memo made with `bytes`: at most bytes, at least two lines.
+  static std::size_t memory_for(std::size_t bytes) {
+    return ShortTable::memory_for(bytes / 2) + LongTable::memory_for(bytes / 2);
+  }
+  std::size_t memory_bytes() const { return short_.memory_bytes() + long_.memory_bytes(); }
+
+  // The packed word (see PieceMemoTable) of the piece of `size` bytes (1 to kMaxPiece) at `data`,
+  // with 8 bytes readable from data (RankTable::find_padded's precondition), or 0.
+  [[gnu::always_inline]] std::uint64_t find(const std::uint8_t* data, std::size_t size) {
+    if (size <= ShortTable::kMaxPiece) return short_.find({RankTable::padded_head(data, size)}, size);
+    return long_.find(long_key(data, size), size);
+  }
+  // Remembers the ids of the piece of `size` bytes (1 to kMaxPiece) at `data`, read as by find.
+  void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
+    if (size <= ShortTable::kMaxPiece)
+      short_.store({RankTable::padded_head(data, size)}, size, ids, count);
+    else
+      long_.store(long_key(data, size), size, ids, count);
+  }
+  // Writes a packed word's kMaxIds ids to `ids` (those past its count are garbage) and returns
+  // its count.
+  [[gnu::always_inline]] static std::size_t unpack(std::uint64_t packed, Rank* ids) {
+    return ShortTable::unpack(packed, ids);
+  }
+  // Appends the ids of a packed word that find returned.
+  [[gnu::always_inline]] static void append(std::uint64_t packed, std::vector<Rank>& out) {
+    Rank ids[kMaxIds];
+    const std::size_t count = unpack(packed, ids);
+    out.push_back(ids[0]);
+    if (count > 1) [[unlikely]] out.insert(out.end(), ids + 1, ids + count);
+  }
+
+ private:
+  [[gnu::always_inline]] static LongTable::Key long_key(const std::uint8_t* data, std::size_t size) {
+    std::uint64_t head, tail;
+    std::memcpy(&head, data, 8);
+    std::memcpy(&tail, data + size - 8, 8);
+    return {head, tail};
+  }
+
+  ShortTable short_;
+  LongTable long_;
+};
+
+// The PieceMemos of a Tokenizer, one per thread that encodes at a time, each made by its first
+// holder and kept across calls: what a thread learned in one call serves its next ones. A lease
+// gives its holder a memo of its own, so memos need no locks; when every memo is leased (more
+// threads at once than the pool has memos), a lease holds none and its encoder does without.
+class PieceMemoPool {
+  struct Slot {
+    std::atomic<bool> leased{false};
+    std::unique_ptr<PieceMemo> memo;
+  };
+
+ public:
+  // At most `memos` memos of `bytes` each (PieceMemo's rounding); none when either is 0.
+  PieceMemoPool(std::size_t bytes, std::size_t memos);
+
+  class Lease {
+   public:
+    Lease() = default;
+    Lease(Lease&& other) noexcept : slot_(std::exchange(other.slot_, nullptr)) {}
+    Lease& operator=(Lease&&) = delete;
+    ~Lease() {
+      if (slot_) slot_->leased.store(false, std::memory_order_release);
+    }
+    PieceMemo* memo() const { return slot_ ? slot_->memo.get() : nullptr; }
+
+   private:
+    friend class PieceMemoPool;
+    explicit Lease(Slot* slot) : slot_(slot) {}
+    Slot* slot_ = nullptr;
+  };
+  // A memo no other lease holds, made now if it is the slot's first lease; none if every memo is
+  // leased. Each thread starts looking at a slot of its own, so that threads that encode one
+  // after another keep finding the memo they filled.
+  Lease lease();
+
+  // Memory of the memos made so far: at most memos * bytes.
+  std::size_t memory_bytes() const { return made_.load(std::memory_order_relaxed) * memo_bytes_; }
+
+ private:
+  std::size_t bytes_;
+  std::size_t memo_bytes_;
+  std::size_t count_;
+  std::unique_ptr<Slot[]> slots_;
+  std::atomic<std::size_t> made_{0};
+};
+
+}  // namespace tokenizer
