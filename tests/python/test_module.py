@@ -178,7 +178,7 @@ class Behaviour(unittest.TestCase):
 
     def test_piece_cache_setting(self):
         path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
-        self.assertEqual(tokbench.get_encoding("cl100k_base").piece_cache_bytes, 1 << 20)
+        self.assertEqual(tokbench.get_encoding("cl100k_base").piece_cache_bytes, 256 << 10)
         uncached = tokbench.load_encoding(path, piece_cache_bytes=0, piece_memo_bytes=0)
         small = tokbench.load_encoding(path, piece_cache_bytes=5000, piece_memo_bytes=5000)
         self.assertEqual(uncached.piece_cache_bytes, 0)

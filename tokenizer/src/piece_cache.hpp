@@ -154,11 +154,13 @@ class PieceTable {
 
 // Remembers the ids of pieces that are no token, the ones BPE must merge, across every call and
 // thread of a Tokenizer, so that a word met before costs one probe instead of a dozen rank
-// lookups (see PieceTable). Two tables, each given half the memory:
+// lookups (see PieceTable). It stands behind each thread's PieceMemo, which answers first for
+// the pieces of up to 16 bytes and 3 ids that thread met; so it is small (the default memory is a
+// quarter of the L2 cache of the machines measured), and every first occurrence of a word, which
+// probes it and misses, leaves the L2 cache to the rank table. Two tables, each given half the
+// memory:
 //   short: pieces of up to 16 bytes and 3 ids, two entries of 32 bytes a line; nine merged pieces
-//          in ten of English. Half a megabyte, half the L2 cache of the machines measured, holds
-//          the 7,500 distinct merged pieces of a megabyte of Shakespeare with few evictions, and a
-//          probe that misses, as every first occurrence does, stays in L2.
+//          in ten of English: what other threads met, or a memo no longer holds.
 //   long:  pieces of 17 to 32 bytes and up to 9 ids, an entry a line: words of scripts with
 //          two or three bytes a letter (most merged pieces of Russian or Hindi); and, by the
 //          overflow route, short pieces of 4 to 9 ids (one merged piece in ten of English).

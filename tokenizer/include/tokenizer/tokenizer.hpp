@@ -32,7 +32,7 @@ class UnknownTokenId : public std::out_of_range {
 
 // How a Tokenizer keeps work for later calls.
 struct TokenizerOptions {
-  static constexpr std::size_t kDefaultPieceCacheBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kDefaultPieceCacheBytes = std::size_t{256} << 10;
   // Memory of the tables that remember the ids of pieces (up to 32 bytes) that are no token, the
   // ones BPE must merge, for every later call and thread: half for pieces of up to 16 bytes, half
   // for longer ones, each rounded down to a power of two of 64-byte lines, allocated with the
@@ -41,11 +41,11 @@ struct TokenizerOptions {
   // included) there is no cache.
   std::size_t piece_cache_bytes = kDefaultPieceCacheBytes;
   static constexpr std::size_t kDefaultPieceMemoBytes = std::size_t{512} << 10;
-  // Memory of each table that remembers the ids of the pieces (up to 8 bytes) that one thread met
+  // Memory of each memo that remembers the ids of the pieces (up to 16 bytes) that one thread met
   // lately, tokens and merged pieces alike, consulted before anything else. A thread that encodes
   // holds one for the call; there are at most as many as the machine has hardware threads, each
-  // made on first need and kept, so their memory is at most that many times this (rounded down to
-  // a power of two of 64-byte lines). 0: none.
+  // made on first need and kept, so their memory is at most that many times this (each memo's
+  // two tables rounded down to a power of two of 64-byte lines). 0: none.
   std::size_t piece_memo_bytes = kDefaultPieceMemoBytes;
 };
 
