@@ -153,11 +153,14 @@ std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::opti
   }
 }
 
-// Ids as a one-dimensional numpy array of uint32 that owns them: no copy.
+// Ids as a one-dimensional numpy array of uint32 that owns them: no copy. The stride is given:
+// left to pybind11 (Debian's 2.10), it comes from the dtype's item size as numpy 1 lays the
+// dtype out, and under numpy 2 every element read the first id.
 py::array_t<Rank> to_array(std::vector<Rank> ids) {
   auto* owned = new std::vector<Rank>(std::move(ids));
   const py::capsule free_ids(owned, [](void* p) { delete static_cast<std::vector<Rank>*>(p); });
-  return py::array_t<Rank>(static_cast<py::ssize_t>(owned->size()), owned->data(), free_ids);
+  return py::array_t<Rank>({static_cast<py::ssize_t>(owned->size())}, {static_cast<py::ssize_t>(sizeof(Rank))},
+                           owned->data(), free_ids);
 }
 
 }  // namespace
@@ -216,9 +219,19 @@ PYBIND11_MODULE(tokbench, m) {
         return to_array(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all,
       "encode, as a numpy array of uint32 that owns the ids (no copy).")
+      .def("encode_ordinary_to_numpy", [](const Encoding& e, py::handle text) {
+        return to_array(e.encode_ordinary(Utf8Text(text).view()));
+      }, py::arg("text"), "encode_ordinary, as a numpy array of uint32 that owns the ids (no copy).")
       .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
         return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), py::set(), py::tuple())));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
+      .def("encode_ordinary_batch_to_numpy", [](const Encoding& e, py::handle texts, int threads) {
+        py::list out;
+        for (std::vector<Rank>& ids : e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), py::set(), py::tuple())))
+          out.append(to_array(std::move(ids)));
+        return out;
+      }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8,
+      "encode_ordinary_batch, each document's ids as a numpy array of uint32 that owns them (no copy).")
       .def("encode_batch", [](const Encoding& e, py::handle texts, int threads, py::handle allowed, py::handle disallowed) {
         return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8, py::arg("allowed_special") = none,

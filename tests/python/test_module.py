@@ -78,6 +78,22 @@ class GoldenIds(unittest.TestCase):
         self.assertIsNotNone(array.base)
         self.assertEqual(enc.encode_to_numpy("").tolist(), [])
 
+    def test_ordinary_array_variants_give_the_ordinary_ids(self):
+        import numpy
+        enc = tokbench.get_encoding("cl100k_base")
+        texts = [read_text(p) for p in corpus_texts()] + ["", "a<|endoftext|>"]
+        expected = enc.encode_ordinary_batch(texts)
+        for text, ids in zip(texts, expected):
+            array = enc.encode_ordinary_to_numpy(text)
+            self.assertEqual(array.dtype, numpy.uint32)
+            self.assertEqual(array.tolist(), ids)
+        for threads in (1, 2):
+            arrays = enc.encode_ordinary_batch_to_numpy(texts, num_threads=threads)
+            self.assertEqual([a.tolist() for a in arrays], expected)
+            self.assertTrue(all(a.dtype == numpy.uint32 for a in arrays))
+            self.assertTrue(all(not a.flags.owndata for a in arrays if a.size))  # views of the encoder's ids
+        self.assertEqual(enc.encode_ordinary_batch_to_numpy([]), [])
+
 
 class Behaviour(unittest.TestCase):
     enc = tokbench.get_encoding("cl100k_base")

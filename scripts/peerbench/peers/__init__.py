@@ -9,7 +9,8 @@
   batch_encoder(encoding)  a function of a list of str to one sequence of ids per document, or
                            None when the peer has no batch call
 
-OursPythonPeer is ours, through the module tokbench of this build.
+OursPythonPeer and OursPythonListPeer are ours, through the module tokbench of this build, returning
+numpy arrays and lists of int.
 
 Every peer is configured offline, from data/vocab, with no special tokens recognised in ordinary
 text (the benchmarks encode ordinary text, as our encode_ordinary does).
@@ -20,10 +21,10 @@ from .fastokens_peer import FastokensPeer
 from .gigatoken_peer import GigatokenPeer
 from .hf_tokenizers_peer import HfTokenizersPeer
 from .kitoken_peer import KitokenPeer
-from .ours_python_peer import OursPythonPeer
+from .ours_python_peer import OursPythonListPeer, OursPythonPeer
 from .quicktok_peer import QuicktokPeer
 from .tiktoken_peer import TiktokenPeer
 from .wordchipper_peer import WordchipperPeer
 
 TOKENIZER_PEERS = [TiktokenPeer, HfTokenizersPeer, GigatokenPeer, FastokensPeer, QuicktokPeer, WordchipperPeer,
-                   BpeOpenaiPeer, KitokenPeer, OursPythonPeer]
+                   BpeOpenaiPeer, KitokenPeer, OursPythonPeer, OursPythonListPeer]

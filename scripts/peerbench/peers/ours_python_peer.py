@@ -1,5 +1,7 @@
 """Ours, called from Python through this repository's module tokbench (python/, built into
-BUILD_DIR/python), so that our row pays the same call overhead as every peer's."""
+BUILD_DIR/python), so that our rows pay the same call overhead as every peer's: ours_python
+returns numpy arrays that own the ids, as gigatoken does; ours_python_list returns lists of int,
+as tiktoken and fastokens do (building a list costs about 10 ns an id)."""
 
 import importlib.util
 import sys
@@ -37,6 +39,16 @@ class OursPythonPeer(Peer):
     def encode_with(self, tokenizer):
         # The single-document benchmarks run on one CPU: the single-threaded encoder, not the
         # default, which would split a long text between threads that then take turns on it.
+        return tokenizer.with_encoder("simd").encode_ordinary_to_numpy
+
+    def batch_with(self, tokenizer):
+        return lambda documents: tokenizer.encode_ordinary_batch_to_numpy(documents, num_threads=self.threads)
+
+
+class OursPythonListPeer(OursPythonPeer):
+    name = "ours_python_list"
+
+    def encode_with(self, tokenizer):
         return tokenizer.with_encoder("simd").encode_ordinary
 
     def batch_with(self, tokenizer):
