@@ -25,13 +25,27 @@ struct Padded {
   std::size_t size;
 };
 
+// The piece's ids by the lookups an encoder makes: find_short then find_many for a piece of up to
+// 8 bytes, find_long for a longer one; empty for a miss.
 std::vector<Rank> found_ids(PieceMemo& memo, const std::string& piece) {
   const Padded p(piece);
-  const std::uint64_t packed = memo.find(p.data(), p.size);
-  if (packed == 0) return {};
   Rank ids[PieceMemo::kMaxIds];
-  const std::size_t count = PieceMemo::unpack(packed, ids);
-  return std::vector<Rank>(ids, ids + count);
+  std::size_t count = 0;
+  if (p.size <= PieceMemo::kMaxShortPiece) {
+    if (const std::uint64_t* words = memo.find_short(p.data(), p.size))
+      count = PieceMemo::ShortTable::unpack(words, ids);
+    else if (const std::uint64_t* many = memo.find_many(p.data(), p.size))
+      count = PieceMemo::LongTable::unpack(many, ids);
+  } else if (const std::uint64_t* words = memo.find_long(p.data(), p.size)) {
+    count = PieceMemo::LongTable::unpack(words, ids);
+  }
+  std::vector<Rank> found(ids, ids + count);
+  // append, the per-piece path, agrees where it answers (it leaves pieces of many ids to find_many).
+  std::vector<Rank> appended = {99};
+  if (memo.append(p.data(), p.size, appended)) {
+    EXPECT_EQ(std::vector<Rank>(appended.begin() + 1, appended.end()), found) << piece;
+  }
+  return found;
 }
 
 void store(PieceMemo& memo, const std::string& piece, const std::vector<Rank>& ids) {
@@ -45,13 +59,14 @@ TEST(PieceMemo, FindsExactlyTheStoredPieceWithItsIds) {
   for (std::size_t size = 1; size <= PieceMemo::kMaxPiece; ++size) {
     const std::string piece = stem.substr(0, size);
     EXPECT_TRUE(found_ids(memo, piece).empty()) << piece;
-    const std::vector<Rank> ids(1 + size % 3, static_cast<Rank>(1000 * size));
+    std::vector<Rank> ids;
+    for (std::size_t i = 0; i < 1 + size % PieceMemo::kMaxIds; ++i) ids.push_back(static_cast<Rank>(1000 * size + i));
     store(memo, piece, ids);
     EXPECT_EQ(found_ids(memo, piece), ids) << piece;
   }
   // Every size is still there (the tests below check that replacement never mixes pieces up).
   for (std::size_t size = 1; size <= PieceMemo::kMaxPiece; ++size)
-    EXPECT_EQ(found_ids(memo, stem.substr(0, size)).size(), 1 + size % 3) << size;
+    EXPECT_EQ(found_ids(memo, stem.substr(0, size)).size(), 1 + size % PieceMemo::kMaxIds) << size;
 }
 
 // Heads are zero-padded, so a piece and the same bytes with NULs after them share their key words:
@@ -75,19 +90,29 @@ TEST(PieceMemo, TellsApartPiecesThatShareTheirKeyWords) {
   }
   EXPECT_TRUE(found_ids(memo, twelve + std::string("\0", 1)).empty());
   EXPECT_EQ(found_ids(memo, twelve), std::vector<Rank>{9});
+  // Pieces of many ids share the long table, keyed by their head and a zero word (a memo of its
+  // own: the long table's line has room for two).
+  PieceMemo many(2 * PieceMemoTable<1>::kLineBytes);
+  store(many, "xy", {1, 2, 3, 4});
+  store(many, std::string("xy\0", 3), {5, 6, 7, 8, 9});
+  EXPECT_EQ(found_ids(many, "xy"), (std::vector<Rank>{1, 2, 3, 4}));
+  EXPECT_EQ(found_ids(many, std::string("xy\0", 3)), (std::vector<Rank>{5, 6, 7, 8, 9}));
+  EXPECT_TRUE(found_ids(many, "xz").empty());
 }
 
 TEST(PieceMemo, StoresNoPieceItCannotHoldWhole) {
   PieceMemo memo(kTestBytes);
-  store(memo, "four", {1, 2, 3, 4});                                        // more ids than an entry holds
-  store(memo, "big", {Rank{1} << PieceMemoTable<1>::kIdBits});              // an id too large
-  store(memo, "empty", {});                                                 // no ids (no piece has none)
-  EXPECT_TRUE(found_ids(memo, "four").empty());
-  EXPECT_TRUE(found_ids(memo, "big").empty());
-  EXPECT_TRUE(found_ids(memo, "empty").empty());
-  const Rank largest = (Rank{1} << PieceMemoTable<1>::kIdBits) - 1;
+  store(memo, "seven", {1, 2, 3, 4, 5, 6, 7});                     // more ids than an entry holds
+  store(memo, "ninebytes", {1, 2, 3, 4, 5, 6, 7});
+  store(memo, "big", {Rank{1} << PieceMemo::ShortTable::kIdBits});   // an id too large
+  store(memo, "big many", {1, 2, 3, Rank{1} << PieceMemo::ShortTable::kIdBits});
+  store(memo, "empty", {});                                          // no ids (no piece has none)
+  for (const char* piece : {"seven", "ninebytes", "big", "big many", "empty"}) EXPECT_TRUE(found_ids(memo, piece).empty()) << piece;
+  const Rank largest = (Rank{1} << PieceMemo::ShortTable::kIdBits) - 1;
   store(memo, "max", {largest, 0, largest});
   EXPECT_EQ(found_ids(memo, "max"), (std::vector<Rank>{largest, 0, largest}));
+  store(memo, "six", {largest, 1, 2, 3, 4, largest});
+  EXPECT_EQ(found_ids(memo, "six"), (std::vector<Rank>{largest, 1, 2, 3, 4, largest}));
 }
 
 // Far more pieces than a small memo holds, each stored once with ids of its own, then read back
@@ -102,7 +127,7 @@ TEST(PieceMemo, AReplacedPieceMissesAndNoPieceGetsAnothersIds) {
   while (stored.size() < 5000) {
     std::string piece(1 + gen() % PieceMemo::kMaxPiece, 'a');
     for (char& c : piece) c = static_cast<char>('a' + gen() % 4);  // few letters: many share heads
-    std::vector<Rank> ids(1 + gen() % 3);
+    std::vector<Rank> ids(1 + gen() % PieceMemo::kMaxIds);
     for (Rank& id : ids) id = gen() % (Rank{1} << PieceMemoTable<1>::kIdBits);
     if (stored.emplace(piece, ids).second) store(memo, piece, ids);
   }

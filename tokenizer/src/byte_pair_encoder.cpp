@@ -20,6 +20,13 @@ BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
 BytePairEncoder::~BytePairEncoder() = default;
 
 void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  if (size <= PieceMemo::kMaxShortPiece) {
+    if (const std::uint64_t* words = memo_->find_many(data, size)) {
+      Rank ids[PieceMemo::kMaxIds];
+      out.insert(out.end(), ids, ids + PieceMemo::LongTable::unpack(words, ids));
+      return;
+    }
+  }
   const std::size_t first = out.size();
   finish(whole_pieces_.find_padded(data, size), data, size, out);
   memo_->store(data, size, out.data() + first, out.size() - first);
@@ -33,29 +40,33 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
       finish(whole_pieces_.find_padded(base + start, ends[j] - start), base + start, ends[j] - start, out);
     return;
   }
-  // The memo's hits go to a buffer, each as PieceMemo::kMaxIds ids of which only its count are
-  // kept (the next hit writes over the rest): no branch on the count, and no check of the vector's
-  // capacity a piece. What the buffer holds goes to `out` before a miss appends there, and at the end.
+  // The memo's hits go to a buffer, each as all the ids its entry has room for, of which only its
+  // count are kept (the next hit writes over the rest): no branch on the count, and no check of
+  // the vector's capacity a piece. What the buffer holds goes to `out` before a miss appends
+  // there, and at the end.
   Rank buffer[kMaxBatch * PieceMemo::kMaxIds];
   Rank* held = buffer;
   PieceMemo& memo = *memo_;
   for (std::size_t j = 0; j < n; start = ends[j++]) {
     const std::uint8_t* data = base + start;
     const std::size_t size = ends[j] - start;
-    if (size <= PieceMemo::kMaxPiece) {
-      const std::uint64_t packed = memo.find(data, size);
-      if (packed != 0) [[likely]] {
-        held += PieceMemo::unpack(packed, held);
+    if (size <= PieceMemo::kMaxShortPiece) {
+      if (const std::uint64_t* words = memo.find_short(data, size)) [[likely]] {
+        held += PieceMemo::ShortTable::unpack(words, held);
         continue;
       }
-      out.insert(out.end(), buffer, held);
-      held = buffer;
-      encode_unremembered(data, size, out);
-    } else {
-      out.insert(out.end(), buffer, held);
-      held = buffer;
-      finish(whole_pieces_.find_padded(data, size), data, size, out);
+    } else if (size <= PieceMemo::kMaxPiece) {
+      if (const std::uint64_t* words = memo.find_long(data, size)) {
+        held += PieceMemo::LongTable::unpack(words, held);
+        continue;
+      }
     }
+    out.insert(out.end(), buffer, held);
+    held = buffer;
+    if (size <= PieceMemo::kMaxPiece)
+      encode_unremembered(data, size, out);
+    else
+      finish(whole_pieces_.find_padded(data, size), data, size, out);
   }
   out.insert(out.end(), buffer, held);
 }

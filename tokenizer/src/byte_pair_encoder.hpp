@@ -54,10 +54,7 @@ class BytePairEncoder {
     if (text.size() - start < 8) {
       finish(whole_pieces_.find(data, size), data, size, out);
     } else if (memo_ && size <= PieceMemo::kMaxPiece) {
-      const std::uint64_t packed = memo_->find(data, size);
-      if (packed != 0) [[likely]]
-        PieceMemo::append(packed, out);
-      else
+      if (!memo_->append(data, size, out)) [[unlikely]]
         encode_unremembered(data, size, out);
     } else {
       finish(whole_pieces_.find_padded(data, size), data, size, out);
@@ -84,7 +81,8 @@ class BytePairEncoder {
     }
     encode_merged(std::string_view(reinterpret_cast<const char*>(data), size), out);
   }
-  // A piece of up to PieceMemo::kMaxPiece bytes that the memo lacks: encoded, then remembered.
+  // A piece of up to PieceMemo::kMaxPiece bytes that the memo's first lookup lacks: found by its
+  // last (PieceMemo::find_many), or encoded, then remembered.
   void encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out);
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);

@@ -13,24 +13,26 @@
 
 namespace tokenizer {
 
-// A table of PieceMemo: the ids of pieces of up to 8 * KeyWords bytes, 3 at most.
+// A table of PieceMemo: the ids of pieces of up to 8 * KeyWords bytes, 3 * KeyWords at most.
 //
-// Layout: 64-byte lines of entries of KeyWords key words and one packed word (padded to a power
-// of two: 16 bytes for one key word, four to a line; 32 for two, two to a line); a piece's hash
-// picks the line, and it may sit in any entry there. The key words are the piece's first 8 bytes
-// (little-endian, zero-padded past its end: RankTable::padded_head) and, for a piece of 9 to 16
-// bytes, its last 8 (overlapping the first where it is shorter than 16). The packed word holds
+// Layout: 64-byte lines of entries of KeyWords key words and KeyWords id words (16 bytes for one
+// key word, four to a line; 32 for two, two to a line); a piece's hash picks the line, and it may
+// sit in any entry there. The key words are the piece's first 8 bytes (little-endian, zero-padded
+// past its end: RankTable::padded_head) and, for a piece of 9 to 16 bytes, its last 8 (overlapping
+// the first where it is shorter than 16); the PieceMemo may give a shorter piece another second
+// word. The first id word holds
 //   bits 0-4: the piece's size (0 marks an empty entry, for pieces are never empty),
-//   bits 5-6: its number of ids (1 to 3),
-//   bits 7-63: the ids, 19 bits apiece, the first lowest.
-// Key words and size tell every piece of up to 8 * KeyWords bytes apart, so a hit is exact.
-// Pieces of more than 3 ids, or with an id of 2^19 or more, are not kept (every built-in
-// vocabulary's ids fit 19 bits).
+//   bits 5-6: how many ids this word holds (1 to 3),
+//   bits 7-63: those ids, 19 bits apiece, the first lowest;
+// a second holds the ids after those three likewise: their number in bits 0-1 (0 to 3), the ids
+// from bit 2. Key words and size tell every piece apart, so a hit is exact. Pieces of more ids
+// than an entry holds, or with an id of 2^19 or more, are not kept (every built-in vocabulary's ids
+// fit 19 bits).
 template <std::size_t KeyWords>
 class PieceMemoTable {
  public:
   static constexpr std::size_t kMaxPiece = 8 * KeyWords;
-  static constexpr std::size_t kMaxIds = 3;
+  static constexpr std::size_t kMaxIds = 3 * KeyWords;
   static constexpr unsigned kIdBits = 19;
   static constexpr std::size_t kLineBytes = 64;
 
@@ -44,54 +46,61 @@ class PieceMemoTable {
   static std::size_t memory_for(std::size_t bytes) { return lines_for(bytes) * kLineBytes; }
   std::size_t memory_bytes() const { return (mask_ + 1) * kLineBytes; }
 
-  // The packed word of the piece of `size` bytes whose key is `key`, or 0.
+  // The id words of the piece of `size` bytes whose key is `key` (for unpack), or nullptr.
   // A piece found in another entry than its line's first trades places with the first: the pieces
   // met most often settle there, where the first compare finds them, and the search's branches
   // stay predictable (which entry a piece sits in follows no pattern).
-  [[gnu::always_inline]] std::uint64_t find(const Key& key, std::size_t size) {
+  [[gnu::always_inline]] const std::uint64_t* find(const Key& key, std::size_t size) {
     Entry* line = lines_[line_of(key, size)].entries;
     if (holds(line[0], key, size)) [[likely]]
-      return line[0].packed;
+      return line[0].ids;
     return find_later(line, key, size);
   }
   // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
-  // entry of its line, else in one its hash picks other than the first.
+  // entry of its line, else in its last.
   void store(const Key& key, std::size_t size, const Rank* ids, std::size_t count) {
     if (count == 0 || count > kMaxIds) return;
-    std::uint64_t packed = size | std::uint64_t{count} << 5;
+    std::uint64_t words[KeyWords] = {};
     for (std::size_t i = 0; i < count; ++i) {
       if (ids[i] >> kIdBits) return;
-      packed |= std::uint64_t{ids[i]} << (7 + i * kIdBits);
+      words[i / 3] |= std::uint64_t{ids[i]} << (kFirstIdBit[i / 3 != 0] + i % 3 * kIdBits);
     }
+    words[0] |= size | std::uint64_t{count < 3 ? count : 3} << 5;
+    if constexpr (KeyWords == 2) words[1] |= count - (count < 3 ? count : 3);
     Entry* line = lines_[line_of(key, size)].entries;
     Entry* e = &line[kWays - 1];
     for (std::size_t w = 0; w < kWays; ++w) {
-      if ((line[w].packed & kSizeMask) == 0) {
+      if ((line[w].ids[0] & kSizeMask) == 0) {
         e = &line[w];
         break;
       }
     }
-    for (std::size_t i = 0; i < KeyWords; ++i) e->key[i] = key.words[i];
-    e->packed = packed;
+    for (std::size_t i = 0; i < KeyWords; ++i) {
+      e->key[i] = key.words[i];
+      e->ids[i] = words[i];
+    }
   }
 
-  // Writes a packed word's kMaxIds ids to `ids` (those past its count are garbage) and returns
-  // its count.
-  [[gnu::always_inline]] static std::size_t unpack(std::uint64_t packed, Rank* ids) {
+  // Writes the kMaxIds ids' places of the id words that find returned to `ids` (those past the
+  // piece's count are garbage) and returns the count: no branch on it.
+  [[gnu::always_inline]] static std::size_t unpack(const std::uint64_t* words, Rank* ids) {
     constexpr std::uint64_t kIdMask = (std::uint64_t{1} << kIdBits) - 1;
-    ids[0] = static_cast<Rank>(packed >> 7 & kIdMask);
-    ids[1] = static_cast<Rank>(packed >> (7 + kIdBits) & kIdMask);
-    ids[2] = static_cast<Rank>(packed >> (7 + 2 * kIdBits) & kIdMask);
-    return packed >> 5 & 3;
+    std::size_t count = 0;
+    for (std::size_t w = 0; w < KeyWords; ++w) {
+      for (std::size_t i = 0; i < 3; ++i)
+        ids[3 * w + i] = static_cast<Rank>(words[w] >> (kFirstIdBit[w != 0] + i * kIdBits) & kIdMask);
+      count += w == 0 ? words[0] >> 5 & 3 : words[w] & 3;
+    }
+    return count;
   }
 
  private:
   static constexpr std::uint64_t kSizeMask = 31;
   static_assert(kMaxPiece <= kSizeMask);
+  static constexpr unsigned kFirstIdBit[2] = {7, 2};  // in the first id word, in a second
   struct Entry {
     std::uint64_t key[KeyWords];
-    std::uint64_t packed;
-    std::uint64_t unused[KeyWords == 1 ? 0 : 4 - KeyWords - 1];
+    std::uint64_t ids[KeyWords];
   };
   static constexpr std::size_t kWays = kLineBytes / sizeof(Entry);
   static_assert(kLineBytes % sizeof(Entry) == 0 && kWays >= 2);
@@ -106,18 +115,18 @@ class PieceMemoTable {
     return lines;
   }
   [[gnu::always_inline]] static bool holds(const Entry& e, const Key& key, std::size_t size) {
-    bool same = (e.packed & kSizeMask) == size;
+    bool same = (e.ids[0] & kSizeMask) == size;
     for (std::size_t i = 0; i < KeyWords; ++i) same &= e.key[i] == key.words[i];
     return same;
   }
-  static std::uint64_t find_later(Entry* line, const Key& key, std::size_t size) {
+  static const std::uint64_t* find_later(Entry* line, const Key& key, std::size_t size) {
     for (std::size_t w = 1; w < kWays; ++w) {
       if (holds(line[w], key, size)) {
         std::swap(line[0], line[w]);
-        return line[0].packed;
+        return line[0].ids;
       }
     }
-    return 0;
+    return nullptr;
   }
   [[gnu::always_inline]] static std::uint64_t hash(const Key& key, std::size_t size) {
     std::uint64_t h = key.words[0] ^ size;
@@ -136,15 +145,19 @@ class PieceMemoTable {
 // pieces alike: the first place an encoder looks for a piece. A megabyte of English has about
 // 15,000 distinct pieces, all of up to 16 bytes (95% of its pieces have at most 8), which fit here,
 // while the rank table spreads its tokens over tens of megabytes and a merged piece costs a miss
-// there before the piece cache is even asked (docs/performance-notes.md). Two tables: pieces of up
-// to 8 bytes in half the memory, pieces of 9 to 16 in the other half (their entries are twice as large).
+// there before the piece cache is even asked (docs/performance-notes.md). Two tables, each given
+// half the memory: the short one holds pieces of up to 8 bytes and 3 ids; the long one pieces of
+// 9 to 16 bytes and up to 6 ids, and those of up to 8 bytes with 4 to 6 ids (a tenth of English's
+// merged pieces), which it keys by their first 8 bytes and a second word of zeros: no piece of 9
+// bytes or more has that key, for its size differs.
 // Not thread-safe: a PieceMemo has one user at a time (PieceMemoPool hands them out).
 class PieceMemo {
  public:
   using ShortTable = PieceMemoTable<1>;
   using LongTable = PieceMemoTable<2>;
   static constexpr std::size_t kMaxPiece = LongTable::kMaxPiece;
-  static constexpr std::size_t kMaxIds = 3;
+  static constexpr std::size_t kMaxShortPiece = ShortTable::kMaxPiece;
+  static constexpr std::size_t kMaxIds = LongTable::kMaxIds;
 
   explicit PieceMemo(std::size_t bytes) : short_(bytes / 2), long_(bytes / 2) {}
 
@@ -154,30 +167,48 @@ class PieceMemo {
   }
   std::size_t memory_bytes() const { return short_.memory_bytes() + long_.memory_bytes(); }
 
-  // The packed word (see PieceMemoTable) of the piece of `size` bytes (1 to kMaxPiece) at `data`,
-  // with 8 bytes readable from data (RankTable::find_padded's precondition), or 0.
-  [[gnu::always_inline]] std::uint64_t find(const std::uint8_t* data, std::size_t size) {
-    if (size <= ShortTable::kMaxPiece) return short_.find({RankTable::padded_head(data, size)}, size);
+  // The lookups of a piece of `size` bytes at `data`, with 8 bytes readable from data
+  // (RankTable::find_padded's precondition): the id words for ShortTable::unpack or
+  // LongTable::unpack, or nullptr.
+  //   find_short: a piece of up to kMaxShortPiece bytes and 3 ids;
+  //   find_long:  a piece of kMaxShortPiece + 1 to kMaxPiece bytes;
+  //   find_many:  a piece of up to kMaxShortPiece bytes and 4 to kMaxIds ids.
+  [[gnu::always_inline]] const std::uint64_t* find_short(const std::uint8_t* data, std::size_t size) {
+    return short_.find({RankTable::padded_head(data, size)}, size);
+  }
+  [[gnu::always_inline]] const std::uint64_t* find_long(const std::uint8_t* data, std::size_t size) {
     return long_.find(long_key(data, size), size);
+  }
+  const std::uint64_t* find_many(const std::uint8_t* data, std::size_t size) {
+    return long_.find({RankTable::padded_head(data, size), 0}, size);
   }
   // Remembers the ids of the piece of `size` bytes (1 to kMaxPiece) at `data`, read as by find.
   void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
-    if (size <= ShortTable::kMaxPiece)
+    if (size > kMaxShortPiece)
+      long_.store(long_key(data, size), size, ids, count);
+    else if (count <= ShortTable::kMaxIds)
       short_.store({RankTable::padded_head(data, size)}, size, ids, count);
     else
-      long_.store(long_key(data, size), size, ids, count);
+      long_.store({RankTable::padded_head(data, size), 0}, size, ids, count);
   }
-  // Writes a packed word's kMaxIds ids to `ids` (those past its count are garbage) and returns
-  // its count.
-  [[gnu::always_inline]] static std::size_t unpack(std::uint64_t packed, Rank* ids) {
-    return ShortTable::unpack(packed, ids);
-  }
-  // Appends the ids of a packed word that find returned.
-  [[gnu::always_inline]] static void append(std::uint64_t packed, std::vector<Rank>& out) {
+  // Appends the ids of the piece of `size` bytes (1 to kMaxPiece) at `data` and returns true, or
+  // returns false.
+  [[gnu::always_inline]] bool append(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
     Rank ids[kMaxIds];
-    const std::size_t count = unpack(packed, ids);
+    std::size_t count;
+    if (size <= kMaxShortPiece) {
+      const std::uint64_t* words = find_short(data, size);
+      if (!words) [[unlikely]]
+        return false;
+      count = ShortTable::unpack(words, ids);
+    } else {
+      const std::uint64_t* words = find_long(data, size);
+      if (!words) return false;
+      count = LongTable::unpack(words, ids);
+    }
     out.push_back(ids[0]);
     if (count > 1) [[unlikely]] out.insert(out.end(), ids + 1, ids + count);
+    return true;
   }
 
  private:
