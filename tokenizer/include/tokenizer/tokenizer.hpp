@@ -59,9 +59,9 @@ struct TokenizerOptions {
 class Tokenizer {
  public:
   explicit Tokenizer(Vocabulary vocabulary, TokenizerOptions options = {});
-  // The vocabulary of `other` (shared, not copied) with a cache of its own, empty, as `options`
-  // say: what a new Tokenizer of that vocabulary would be, without loading it again. A plain copy
-  // shares the cache too.
+  // The vocabulary of `other` (shared, not copied) with a cache and memos of its own, empty, as
+  // `options` say: what a new Tokenizer of that vocabulary would be, without loading it again. A
+  // plain copy shares the cache and the memos too.
   Tokenizer(const Tokenizer& other, TokenizerOptions options);
 
   const Vocabulary& vocabulary() const { return *vocabulary_; }
