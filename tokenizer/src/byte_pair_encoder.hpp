@@ -95,7 +95,7 @@ class BytePairEncoder {
   const LongPieceIndex* long_pieces_;
   WholePieceLookup whole_pieces_;
   PieceMemoPool::Lease memo_lease_;
-  PieceMemo* memo_ = nullptr;
+  PieceMemo* memo_ = nullptr;  // memo_lease_.memo(), held here: every piece asks for it
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
   // found there, counted over windows of kTrialWindow lookups: text whose words do not recur

@@ -4,7 +4,6 @@ namespace tokenizer {
 
 PieceMemoPool::PieceMemoPool(std::size_t bytes, std::size_t memos)
     : bytes_(bytes),
-      memo_bytes_(PieceMemo::memory_for(bytes)),
       count_(bytes ? memos : 0),
       slots_(std::make_unique<Slot[]>(count_)) {}
 

@@ -258,11 +258,10 @@ class PieceMemoPool {
   Lease lease();
 
   // Memory of the memos made so far: at most memos * bytes.
-  std::size_t memory_bytes() const { return made_.load(std::memory_order_relaxed) * memo_bytes_; }
+  std::size_t memory_bytes() const { return made_.load(std::memory_order_relaxed) * PieceMemo::memory_for(bytes_); }
 
  private:
   std::size_t bytes_;
-  std::size_t memo_bytes_;
   std::size_t count_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<std::size_t> made_{0};
