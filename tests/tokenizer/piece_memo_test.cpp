@@ -144,6 +144,36 @@ TEST(PieceMemo, AReplacedPieceMissesAndNoPieceGetsAnothersIds) {
   }
 }
 
+// A piece whose line is full goes to its second line: of pieces that fill the short table three
+// quarters and the long one half (two entries a line), the memo keeps all but 62, where one line a
+// piece loses those of every line that more pieces share than it has entries (217 of these 2,048).
+TEST(PieceMemo, KeepsPiecesWhoseLineIsFullInTheirSecondLine) {
+  PieceMemo memo(kTestBytes);  // 2,048 short entries and 1,024 long ones
+  std::mt19937 gen(11);
+  std::map<std::string, std::vector<Rank>> stored;
+  std::size_t short_pieces = 0, long_pieces = 0;
+  while (short_pieces < 1536 || long_pieces < 512) {
+    const bool is_short = short_pieces < 1536;
+    std::string piece(is_short ? 1 + gen() % 8 : 9 + gen() % 8, 'a');
+    for (char& c : piece) c = static_cast<char>('a' + gen() % 26);
+    std::vector<Rank> ids(1 + gen() % 3);
+    for (Rank& id : ids) id = gen() % 100000;
+    if (!stored.emplace(piece, ids).second) continue;
+    store(memo, piece, ids);
+    ++(is_short ? short_pieces : long_pieces);
+  }
+  std::size_t lost = 0;
+  for (const auto& [piece, ids] : stored) {
+    const std::vector<Rank> got = found_ids(memo, piece);
+    if (got.empty()) {
+      ++lost;
+    } else {
+      ASSERT_EQ(got, ids) << piece;
+    }
+  }
+  EXPECT_LE(lost, 100u);
+}
+
 TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
   PieceMemoPool pool(kTestBytes, 2);
   EXPECT_EQ(pool.memory_bytes(), 0u);  // made on first lease
