@@ -19,9 +19,9 @@ namespace tokenizer {
 // key word, four to a line; 32 for two, two to a line); a piece's hash picks two lines, and it may
 // sit in any entry of its first or, if that was full when it came, of its second. Entries are
 // filled, replaced and swapped but never emptied, so a first line with an empty entry rules the
-// second out, and a lookup that misses reads one line until its first line fills. (A single line
-// a piece, four ways, lost about 3,000 of English's 15,000 distinct pieces on every pass to lines
-// that more than four shared; two choices keep all but a few hundred.) The key words are the piece's first 8 bytes (little-endian, zero-padded
+// second out, and a lookup that misses reads one line until its first line fills. A line a piece
+// lost every pass the pieces of the lines that more pieces share than it has entries, a fifth
+// of English's (docs/performance-notes.md). The key words are the piece's first 8 bytes (little-endian, zero-padded
 // past its end: RankTable::padded_head) and, for a piece of 9 to 16 bytes, its last 8 (overlapping
 // the first where it is shorter than 16); the PieceMemo may give a shorter piece another second
 // word. The first id word holds

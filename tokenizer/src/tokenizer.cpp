@@ -52,9 +52,9 @@ std::size_t Tokenizer::piece_memo_bytes() const { return piece_memos_ ? piece_me
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
   // Room for a token per 3 bytes (English has about 3.5), so that most texts allocate once
-  // instead of a dozen times: on 4,096 documents of 272 bytes that growth took a tenth of the
-  // time, and on a megabyte of English its copies took 6%. Not for the parallel encoders' long
-  // texts: they allocate the output at its exact size once they know it (chunked_encoding.hpp).
+  // instead of a dozen times, whose copies were measurable on short and long texts alike
+  // (docs/performance-notes.md). Not for the parallel encoders' long texts: they allocate the
+  // output at its exact size once they know it (chunked_encoding.hpp).
   std::vector<Rank> out;
   if (text.size() <= 64 * 1024 || !encoder.multithreaded()) out.reserve(text.size() / 3 + 16);
   encoder.encode(*this, text, out);
