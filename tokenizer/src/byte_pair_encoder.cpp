@@ -42,33 +42,40 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
   }
   // The memo's hits go to a buffer, each as all the ids its entry has room for, of which only its
   // count are kept (the next hit writes over the rest): no branch on the count, and no check of
-  // the vector's capacity a piece. What the buffer holds goes to `out` before a miss appends
-  // there, and at the end.
+  // the vector's capacity a piece. The loop holds only the commonest case, a short piece in the
+  // first entry of its line, so that everything it needs stays in registers; the rest is
+  // encode_held's.
   Rank buffer[kMaxBatch * PieceMemo::kMaxIds];
   Rank* held = buffer;
-  PieceMemo& memo = *memo_;
+  const PieceMemo& memo = *memo_;
   for (std::size_t j = 0; j < n; start = ends[j++]) {
     const std::uint8_t* data = base + start;
     const std::size_t size = ends[j] - start;
-    if (size <= PieceMemo::kMaxShortPiece) {
-      if (const std::uint64_t* words = memo.find_short(data, size)) [[likely]] {
+    if (size <= PieceMemo::kMaxShortPiece) [[likely]] {
+      if (const std::uint64_t* words = memo.find_short_first(data, size)) [[likely]] {
         held += PieceMemo::ShortTable::unpack(words, held);
         continue;
       }
-    } else if (size <= PieceMemo::kMaxPiece) {
-      if (const std::uint64_t* words = memo.find_long(data, size)) {
-        held += PieceMemo::LongTable::unpack(words, held);
-        continue;
-      }
     }
-    out.insert(out.end(), buffer, held);
-    held = buffer;
-    if (size <= PieceMemo::kMaxPiece)
-      encode_unremembered(data, size, out);
-    else
-      finish(whole_pieces_.find_padded(data, size), data, size, out);
+    held = encode_held(data, size, buffer, held, out);
   }
   out.insert(out.end(), buffer, held);
+}
+
+Rank* BytePairEncoder::encode_held(const std::uint8_t* data, std::size_t size, Rank* buffer, Rank* held,
+                                   std::vector<Rank>& out) {
+  PieceMemo& memo = *memo_;
+  if (size <= PieceMemo::kMaxShortPiece) {
+    if (const std::uint64_t* words = memo.find_short(data, size)) return held + PieceMemo::ShortTable::unpack(words, held);
+  } else if (size <= PieceMemo::kMaxPiece) {
+    if (const std::uint64_t* words = memo.find_long(data, size)) return held + PieceMemo::LongTable::unpack(words, held);
+  }
+  out.insert(out.end(), buffer, held);
+  if (size <= PieceMemo::kMaxPiece)
+    encode_unremembered(data, size, out);
+  else
+    finish(whole_pieces_.find_padded(data, size), data, size, out);
+  return buffer;
 }
 
 inline bool BytePairEncoder::lookup_cached(std::string_view piece, std::vector<Rank>& out) {

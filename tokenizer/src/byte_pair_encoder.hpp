@@ -81,6 +81,12 @@ class BytePairEncoder {
     }
     encode_merged(std::string_view(reinterpret_cast<const char*>(data), size), out);
   }
+  // encode_pieces' piece that is not in the first entry of its memo line: its ids appended to the
+  // buffer's `held` ids if the memo has them, else the buffer's ids and then the piece's appended
+  // to `out`. Returns where the buffer's next ids go. Out of line, so that the loop's registers
+  // serve its common case.
+  [[gnu::noinline]] Rank* encode_held(const std::uint8_t* data, std::size_t size, Rank* buffer, Rank* held,
+                                      std::vector<Rank>& out);
   // A piece of up to PieceMemo::kMaxPiece bytes that the memo's first lookup lacks: found by its
   // last (PieceMemo::find_many), or encoded, then remembered.
   void encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out);

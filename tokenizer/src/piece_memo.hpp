@@ -61,6 +61,12 @@ class PieceMemoTable {
       return line[0].ids;
     return find_later(line, h, key, size);
   }
+  // find's first compare alone: the id words if the piece sits in the first entry of its first
+  // line, else nullptr (and find may still find it).
+  [[gnu::always_inline]] const std::uint64_t* find_first(const Key& key, std::size_t size) const {
+    const Entry& e = lines_[first_line(hash(key, size))].entries[0];
+    return holds(e, key, size) ? e.ids : nullptr;
+  }
   // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
   // entry of its first line, else of its second, else in its first line's last.
   void store(const Key& key, std::size_t size, const Rank* ids, std::size_t count) {
@@ -190,6 +196,10 @@ class PieceMemo {
   //   find_many:  a piece of up to kMaxShortPiece bytes and 4 to kMaxIds ids.
   [[gnu::always_inline]] const std::uint64_t* find_short(const std::uint8_t* data, std::size_t size) {
     return short_.find({RankTable::padded_head(data, size)}, size);
+  }
+  // find_short's first compare alone (PieceMemoTable::find_first).
+  [[gnu::always_inline]] const std::uint64_t* find_short_first(const std::uint8_t* data, std::size_t size) const {
+    return short_.find_first({RankTable::padded_head(data, size)}, size);
   }
   [[gnu::always_inline]] const std::uint64_t* find_long(const std::uint8_t* data, std::size_t size) {
     return long_.find(long_key(data, size), size);
