@@ -41,6 +41,10 @@ struct Text {
   std::uint8_t cls(std::size_t pos) const { return pos < size ? at(pos).cls : 0; }
 
   std::size_t skip_class(std::size_t pos, std::uint8_t mask) const {
+    while (pos < size && data[pos] < 0x80) {
+      if (!(kAsciiClass[data[pos]] & mask)) return pos;
+      ++pos;
+    }
     while (pos < size) {
       const Char c = at(pos);
       if (!(c.cls & mask)) break;
@@ -175,16 +179,34 @@ std::size_t scan_cl100k(const std::uint8_t* data, std::size_t size, std::size_t 
   return t.whitespace(pos, true);
 }
 
+// o200k's letter alternatives where the word starts at `start` with an ASCII letter: an ASCII
+// word is its upper-case run, then its lower-case run (ASCII has no Lm, Lo or M, which both
+// classes hold), whichever alternative matches; kNone where a non-ASCII byte follows, which may
+// continue the word.
+std::size_t o200k_ascii_word(const Text& t, std::size_t start) {
+  std::size_t q = start;
+  while (q < t.size && static_cast<unsigned>(t.data[q] - 'A') < 26u) ++q;
+  while (q < t.size && static_cast<unsigned>(t.data[q] - 'a') < 26u) ++q;
+  return q < t.size && t.data[q] >= 0x80 ? kNone : q;
+}
+
 std::size_t scan_o200k(const std::uint8_t* data, std::size_t size, std::size_t pos) {
   const Text t{data, size};
   const Char c = t.at(pos);
   const std::size_t next = pos + c.size;
-  // The two letter alternatives, each tried first with the optional prefix taken, then without.
+  // The two letter alternatives, each tried first with the optional prefix taken, then without;
+  // none can match unless the first character, or the one after a prefix, is in a letter class.
   const bool prefix = is_letter_prefix(c.cls);
-  std::size_t e = prefix ? o200k_lower_word(t, next) : kNone;
-  if (e == kNone) e = o200k_lower_word(t, pos);
-  if (e == kNone && prefix) e = o200k_upper_word(t, next);
-  if (e == kNone) e = o200k_upper_word(t, pos);
+  const std::uint8_t next_cls = prefix ? t.cls(next) : 0;
+  std::size_t e = kNone;
+  if (c.value < 0x80 && ((c.cls & kLetter) || (next_cls & kLetter && data[next] < 0x80)))
+    e = o200k_ascii_word(t, c.cls & kLetter ? pos : next);
+  if (e == kNone && ((c.cls | next_cls) & (kUpperish | kLowerish))) {
+    e = prefix ? o200k_lower_word(t, next) : kNone;
+    if (e == kNone) e = o200k_lower_word(t, pos);
+    if (e == kNone && prefix) e = o200k_upper_word(t, next);
+    if (e == kNone) e = o200k_upper_word(t, pos);
+  }
   if (e != kNone) {
     const std::size_t with_contraction = t.contraction(e, true);
     return with_contraction != kNone ? with_contraction : e;
