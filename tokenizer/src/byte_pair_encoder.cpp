@@ -27,8 +27,15 @@ void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t 
       return;
     }
   }
+  // Merged without the piece cache: the memo remembers this piece from now on, so the cache
+  // could answer only a piece that another thread merged first, and its probe and store would
+  // weigh on the first occurrence of every piece.
+  static_assert(PieceMemo::kMaxPiece <= kShortPiece);
   const std::size_t first = out.size();
-  finish(whole_pieces_.find_padded(data, size), data, size, out);
+  if (const Rank whole = whole_pieces_.find_padded(data, size); whole != kNoRank)
+    out.push_back(whole);
+  else
+    encode_short(data, size, out);
   memo_->store(data, size, out.data() + first, out.size() - first);
 }
 
