@@ -1,5 +1,6 @@
 // WholePieceLookup gives the rank table's answer whether or not it filters, and filters exactly
-// while the last window's share of misses is above 1/kMissShareInverse.
+// while the last window's share of misses is above 1/kMissShareInverse (or, before a window has
+// closed, as it was made to start).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -58,6 +59,16 @@ TEST_P(WholePieces, FiltersWhileTheLastWindowMissedOftenEnough) {
   run_window(lookup, ranks(), kWindow / 2, 0);
   EXPECT_TRUE(lookup.filtering());
   run_window(lookup, ranks(), kWindow, 0);
+  EXPECT_FALSE(lookup.filtering());
+}
+
+// Behind a piece memo the first window filters: it starts so, and the windows rule from then on.
+TEST_P(WholePieces, StartsFilteringWhenAskedAndWindowsDecideAfter) {
+  WholePieceLookup lookup(ranks(), true);
+  EXPECT_TRUE(lookup.filtering());
+  run_window(lookup, ranks(), WholePieceLookup::kWindow / 2, 0);
+  EXPECT_TRUE(lookup.filtering());
+  run_window(lookup, ranks(), WholePieceLookup::kWindow, 0);
   EXPECT_FALSE(lookup.filtering());
 }
 

@@ -10,9 +10,11 @@ BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* l
                                  PieceMemoPool* memos)
     : ranks_(&ranks),
       long_pieces_(long_pieces),
-      whole_pieces_(ranks),
       memo_lease_(memos ? memos->lease() : PieceMemoPool::Lease()),
       memo_(memo_lease_.memo()),
+      // Behind a memo, the pieces looked up whole are the ones this thread has not met, far more
+      // of them no token than of a text's pieces: the filter from the first lookup.
+      whole_pieces_(ranks, memo_ != nullptr),
       cache_(cache) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache(),

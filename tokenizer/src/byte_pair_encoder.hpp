@@ -99,9 +99,9 @@ class BytePairEncoder {
 
   const RankTable* ranks_;
   const LongPieceIndex* long_pieces_;
-  WholePieceLookup whole_pieces_;
   PieceMemoPool::Lease memo_lease_;
   PieceMemo* memo_ = nullptr;  // memo_lease_.memo(), held here: every piece asks for it
+  WholePieceLookup whole_pieces_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
   // found there, counted over windows of kTrialWindow lookups: text whose words do not recur

@@ -21,7 +21,8 @@ class WholePieceLookup {
   static constexpr std::size_t kWindow = 1024;
   static constexpr std::size_t kMissShareInverse = 16;
 
-  explicit WholePieceLookup(const RankTable& ranks) : ranks_(&ranks) {}
+  // `filtering`: whether the first window goes through the filter.
+  explicit WholePieceLookup(const RankTable& ranks, bool filtering = false) : ranks_(&ranks), filtering_(filtering) {}
 
   // Rank of exactly these bytes, or kNoRank. Inlined always: see BytePairEncoder::encode.
   [[gnu::always_inline]] Rank find(const std::uint8_t* data, std::size_t size) {
