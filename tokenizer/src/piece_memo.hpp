@@ -19,12 +19,12 @@ namespace tokenizer {
 // key word, four to a line; 32 for two, two to a line); a piece's hash picks two lines, and it may
 // sit in any entry of its first or, if that was full when it came, of its second. Entries are
 // filled, replaced and swapped but never emptied, so a first line with an empty entry rules the
-// second out, and a lookup that misses reads one line until its first line fills. A line a piece
-// lost every pass the pieces of the lines that more pieces share than it has entries, a fifth
-// of English's (docs/performance-notes.md). The key words are the piece's first 8 bytes (little-endian, zero-padded
-// past its end: RankTable::padded_head) and, for a piece of 9 to 16 bytes, its last 8 (overlapping
-// the first where it is shorter than 16); the PieceMemo may give a shorter piece another second
-// word. The first id word holds
+// second out, and a lookup that misses reads one line until its first line fills. (With one line
+// a piece, every pass lost the pieces of the lines that more pieces shared than they had entries,
+// a fifth of English's: docs/performance-notes.md.) The key words are the piece's first 8 bytes
+// (little-endian, zero-padded past its end: RankTable::padded_head) and, for a piece of 9 to 16
+// bytes, its last 8 (overlapping the first where it is shorter than 16); the PieceMemo may give a
+// shorter piece another second word. The first id word holds
 //   bits 0-4: the piece's size (0 marks an empty entry, for pieces are never empty),
 //   bits 5-6: how many ids this word holds (1 to 3),
 //   bits 7-63: those ids, 19 bits apiece, the first lowest;
@@ -153,7 +153,6 @@ class PieceMemoTable {
     if constexpr (KeyWords == 2) h ^= key.words[1] * 0xC2B2AE3D27D4EB4Full;
     return h * 0x9E3779B97F4A7C15ull;
   }
-  // Two lines from disjoint bits of one hash (while a table has at most 2^20 lines, 64 MiB).
   // Two lines from disjoint bits of one hash (while a table has at most 2^20 lines, 64 MiB).
   [[gnu::always_inline]] std::size_t first_line(std::uint64_t h) const { return static_cast<std::size_t>(h >> 40 & mask_); }
   [[gnu::always_inline]] std::size_t second_line(std::uint64_t h) const { return static_cast<std::size_t>(h >> 20 & mask_); }

@@ -34,7 +34,8 @@ class UnknownTokenId : public std::out_of_range {
 struct TokenizerOptions {
   static constexpr std::size_t kDefaultPieceCacheBytes = std::size_t{256} << 10;
   // Memory of the tables that remember the ids of pieces (up to 32 bytes) that are no token, the
-  // ones BPE must merge, for every later call and thread: half for pieces of up to 16 bytes, half
+  // ones BPE must merge, for every later call and thread (pieces of up to 16 bytes only where an
+  // encoder holds no piece memo, which remembers those): half for pieces of up to 16 bytes, half
   // for longer ones, each rounded down to a power of two of 64-byte lines, allocated with the
   // Tokenizer, never grown; a new piece replaces an older one. Ids are a function of a piece's
   // bytes alone, so the cache changes no id, only how soon they come. Below 128 bytes (0
