@@ -213,8 +213,11 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::u
   // marking the ends of m digits in a row, a group start m bytes back is followed by another
   // here; each step doubles m, so five steps reach across the window.
   std::uint64_t digit_groups = digit & ~(digit << 1);
-  for (std::uint64_t m = 3, digits = digit & digit << 1 & digit << 2; m < 64; digits &= digits << m, m *= 2)
-    digit_groups |= digit_groups << m & digits;
+  // Without four digits in a row (most windows of text), every group is its run's first.
+  if (digit & digit << 1 & digit << 2 & digit << 3) {
+    for (std::uint64_t m = 3, digits = digit & digit << 1 & digit << 2; m < 64; digits &= digits << m, m *= 2)
+      digit_groups |= digit_groups << m & digits;
+  }
   const std::uint64_t punct_runs = punct & ~(punct << 1);
   const std::uint64_t punct_starts = punct_runs & ~(blank << 1);  // a space before one starts it
   // Adding the first newline after punctuation carries through that newline run, clearing it.
