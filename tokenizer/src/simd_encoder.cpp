@@ -24,11 +24,17 @@ struct SimdChain {
     std::size_t pos = from;
     while (pos < text.size()) {
       const std::size_t n = scan(data, text.size(), pos, ends, simd::kBatchPieces);
-      // The whole batch at once where no piece may stop the chain and every piece has 8 bytes
-      // after its start (the last starts at ends[n - 2], before ends[n - 1]).
-      if (stop.clear_before(ends[n - 1]) && ends[n - 1] + 8 <= text.size()) {
-        bpe.encode_pieces(text, pos, ends, n, out);
-        pos = ends[n - 1];
+      // Where no piece may stop the chain, the batch at once up to its last piece with 8 bytes of
+      // text after its start (a piece ending at ends[m - 1] starts before it), the few after
+      // that, near the text's end, one by one.
+      if (stop.clear_before(ends[n - 1])) {
+        std::size_t m = n;
+        while (m > 0 && ends[m - 1] + 8 > text.size()) --m;
+        if (m > 0) {
+          bpe.encode_pieces(text, pos, ends, m, out);
+          pos = ends[m - 1];
+        }
+        for (std::size_t j = m; j < n; pos = ends[j++]) bpe.encode(text, pos, ends[j], out);
         continue;
       }
       for (std::size_t j = 0; j < n; pos = ends[j++]) {
