@@ -154,13 +154,13 @@ class PieceTable {
 
 // Remembers the ids of pieces that are no token, the ones BPE must merge, across every call and
 // thread of a Tokenizer, so that a word met before costs one probe instead of a dozen rank
-// lookups (see PieceTable). It stands behind each thread's PieceMemo, which answers first for
-// the pieces of up to 16 bytes and 3 ids that thread met; so it is small (the default memory is a
-// quarter of the L2 cache of the machines measured), and every first occurrence of a word, which
-// probes it and misses, leaves the L2 cache to the rank table. Two tables, each given half the
-// memory:
+// lookups (see PieceTable). An encoder that holds a PieceMemo asks the cache only for pieces of
+// more than 16 bytes (the memo remembers the shorter ones from their first occurrence on); the
+// short table serves the encoders that found every memo leased, or none made. So it is small (the
+// default memory is a quarter of the L2 cache of the machines measured) and leaves the L2 cache
+// to the memo and the rank table. Two tables, each given half the memory:
 //   short: pieces of up to 16 bytes and 3 ids, two entries of 32 bytes a line; nine merged pieces
-//          in ten of English: what other threads met, or a memo no longer holds.
+//          in ten of English.
 //   long:  pieces of 17 to 32 bytes and up to 9 ids, an entry a line: words of scripts with
 //          two or three bytes a letter (most merged pieces of Russian or Hindi); and, by the
 //          overflow route, short pieces of 4 to 9 ids (one merged piece in ten of English).
