@@ -41,7 +41,7 @@ struct TokenizerOptions {
   // bytes alone, so the cache changes no id, only how soon they come. Below 128 bytes (0
   // included) there is no cache.
   std::size_t piece_cache_bytes = kDefaultPieceCacheBytes;
-  static constexpr std::size_t kDefaultPieceMemoBytes = std::size_t{512} << 10;
+  static constexpr std::size_t kDefaultPieceMemoBytes = std::size_t{2} << 20;
   // Memory of each memo that remembers the ids of the pieces (up to 16 bytes) that one thread met
   // lately, tokens and merged pieces alike, consulted before anything else. A thread that encodes
   // holds one for the call; there are at most as many as the machine has hardware threads, each
