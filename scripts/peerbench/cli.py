@@ -6,6 +6,9 @@ benchmarks with the vocabularies of data/vocab. The results are written as Googl
 named PEER/FAMILY (e.g. tiktoken/long_encoding beside our long_encoding/<encoder>), so both can be
 read in one table; a short table goes to stdout.
 
+The peers of one benchmark take turns, a repetition each a round (measure_together), so that
+they share the machine's slow and fast minutes.
+
 Before measuring, the ids of every peer are compared with ours (BUILD_DIR/tokenize) for every
 input measured: a peer is measured only on inputs where it does exactly our work, and an input
 where its ids differ is reported as not exact, never dropped silently.
@@ -27,6 +30,7 @@ for more than one query), with GFLOPS and GBps (K and V bytes per second) as our
 """
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -46,7 +50,7 @@ from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, SDP
                    SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch, sdpa_flops,
                    sdpa_name)
 from .tables import print_comparison, print_regime_table, print_table
-from .timing import run_repetitions, time_iterations
+from .timing import find_iterations, run_repetitions, time_iterations
 
 
 def parse_args():
@@ -103,12 +107,31 @@ class Skipped(Exception):
         self.ids_differ = ids_differ
 
 
-def measure(peer, name, family_index, encoding, key, regime, inputs, ours, args):
-    """The iteration records of one benchmark; raises Skipped."""
+class Timed:
+    """A benchmark ready to be timed one repetition at a time: sample() gives (real ns, cpu ns) of
+    ITERATIONS calls; AMOUNTS are the rate fields' amounts of one call."""
+
+    def __init__(self, iterations, amounts, sample):
+        self.iterations, self.amounts, self.sample = iterations, amounts, sample
+
+
+def failures_skip(peer, action):
+    """action(), with any failure of the peer's code but a skip or an interrupt raised as a Skipped."""
+    try:
+        return action()
+    except (Skipped, KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # pyo3 turns a Rust panic into a BaseException
+        raise Skipped(f"{peer.name} failed: {type(e).__name__}: {e}") from e
+
+
+def prepare(peer, name, encoding, key, regime, inputs, ours, args):
+    """The Timed of one benchmark, its ids checked against ours; raises Skipped."""
     batch = key == BATCH_INPUT
     data = inputs.get(key)
     texts = data if isinstance(data, list) else [data]
-    try:
+
+    def prepared():
         if batch and peer.batch_encoder(encoding) is None:
             raise Skipped(f"{peer.name} has no batch call")
         if ours is not None:
@@ -118,28 +141,55 @@ def measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)
         strings = [t.decode("utf-8") for t in texts]
         nbytes = sum(len(t) for t in texts)
         ntokens = sum(len(ours.of(encoding, t)) for t in texts) if ours is not None else None
-        print(f"running {name} ({nbytes} bytes{f', {ntokens} tokens' if ntokens else ''})", file=sys.stderr)
+        print(f"preparing {name} ({nbytes} bytes{f', {ntokens} tokens' if ntokens else ''})", file=sys.stderr)
+        ntokens = ntokens or sum(len(ids) for ids in encode_all(peer, encoding, batch, strings))
+        amounts = {"bytes_per_second": nbytes, "items_per_second": ntokens}
         if regime == "warm":
             fn = peer.batch_encoder(encoding) if batch else peer.encoder(encoding)
             arg = strings if batch else strings[0]
-            iterations, runs = run_repetitions(fn, arg, args.repetitions, args.min_time)
-        else:
-            warm_up = inputs.get(WARM_UP_INPUT).decode("utf-8")
-            iterations, runs = 1, []
-            for _ in range(args.repetitions):
-                real, cpu, ids = time_fresh(peer, encoding, batch, strings, warm_up)
-                runs.append((real, cpu))
-                # A fresh object is held to our ids too, on every call timed.
-                if ours is not None and any(list(got) != ours.of(encoding, text) for got, text in zip(ids, texts)):
-                    raise Skipped("ids of a fresh object differ from ours", ids_differ=True)
-        ntokens = ntokens or sum(len(ids) for ids in encode_all(peer, encoding, batch, strings))
-    except (Skipped, KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as e:  # pyo3 turns a Rust panic into a BaseException
-        raise Skipped(f"{peer.name} failed: {type(e).__name__}: {e}") from e
-    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu,
-                             {"bytes_per_second": nbytes, "items_per_second": ntokens})
-            for i, (real, cpu) in enumerate(runs)]
+            iterations = find_iterations(fn, arg, args.min_time * 1e9)[0]
+            return Timed(iterations, amounts, lambda: time_iterations(fn, arg, iterations))
+        warm_up = inputs.get(WARM_UP_INPUT).decode("utf-8")
+
+        def fresh_sample():
+            real, cpu, ids = time_fresh(peer, encoding, batch, strings, warm_up)
+            # A fresh object is held to our ids too, on every call timed.
+            if ours is not None and any(list(got) != ours.of(encoding, text) for got, text in zip(ids, texts)):
+                raise Skipped("ids of a fresh object differ from ours", ids_differ=True)
+            return real, cpu
+        return Timed(1, amounts, fresh_sample)
+
+    return failures_skip(peer, prepared)
+
+
+def measure_together(members, inputs, ours, args):
+    """Per name, the iteration records of each member (peer, name, family_index, encoding, key,
+    regime) of one family, or the Skipped that stopped it. The members take turns: each round times
+    one repetition of every member, odd rounds in reverse order, so that on a machine whose speed
+    moves between minutes the peers of a row see the same minutes, and their ratios hold where
+    their absolute times do not. Timing starts after every member has found its iteration count."""
+    outcome, timed = {}, {}
+    for peer, name, family_index, encoding, key, regime in members:
+        try:
+            timed[name] = (peer, family_index, prepare(peer, name, encoding, key, regime, inputs, ours, args))
+        except Skipped as skip:
+            outcome[name] = skip
+    runs = {name: [] for name in timed}
+    for round_index in range(args.repetitions):
+        names = [name for name in timed if name not in outcome]
+        if names:
+            print(f"round {round_index + 1} of {args.repetitions}: {', '.join(names)}", file=sys.stderr)
+        for name in names if round_index % 2 == 0 else reversed(names):
+            peer, _, t = timed[name]
+            try:
+                runs[name].append(failures_skip(peer, t.sample))
+            except Skipped as skip:
+                outcome[name] = skip
+    for name, (peer, family_index, t) in timed.items():
+        if name not in outcome:
+            outcome[name] = [iteration_record(name, family_index, args.repetitions, i, t.iterations, real, cpu, t.amounts)
+                             for i, (real, cpu) in enumerate(runs[name])]
+    return outcome
 
 
 def measure_in_child(name, family_index, args):
@@ -231,6 +281,13 @@ def pin_every_thread(cpu):
             pass
 
 
+def records_or_raise(outcome):
+    """The records of a measure_together outcome, or its Skipped raised."""
+    if isinstance(outcome, Skipped):
+        raise outcome
+    return outcome
+
+
 def collect(name, measurement, rows, notes, repetitions, warn=True):
     """Adds the records of measurement() and their aggregates to ROWS, or, if it is Skipped, a note
     saying why (and a warning unless WARN is false); returns the Skipped, or None."""
@@ -298,20 +355,27 @@ def main():
         print(f"warning: {notes[-1]}", file=sys.stderr)
 
     rows, reference_mismatches, pinned_cpu = [], 0, None
-    for family_index, (peer, family, encoding, key, regime) in enumerate(selected):
-        name = f"{peer.name}/{family}"
+    # selected holds a family's peers one after another: each family is measured at once.
+    for _, group in itertools.groupby(enumerate(selected), key=lambda item: item[1][1]):
+        members = [(peer, f"{peer.name}/{family}", family_index, encoding, key, regime)
+                   for family_index, (peer, family, encoding, key, regime) in group]
+        key = members[0][4]
         if key != BATCH_INPUT and pinned_cpu is None:
             pinned_cpu = max(os.sched_getaffinity(0))
             pin_every_thread(pinned_cpu)
             if not args.in_child:
                 print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
         if key in ISOLATED_INPUTS and not args.in_child:
-            measurement = lambda: measure_in_child(name, family_index, args)  # noqa: E731
+            # Each in a process of its own, so one after another.
+            measurements = {name: lambda name=name, index=index: measure_in_child(name, index, args)
+                            for _, name, index, *_ in members}
         else:
-            measurement = lambda: measure(peer, name, family_index, encoding, key, regime, inputs, ours, args)  # noqa: E731
-        # A child's skip is reported by its parent.
-        skip = collect(name, measurement, rows, notes, args.repetitions, warn=not args.in_child)
-        reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
+            outcome = measure_together(members, inputs, ours, args)
+            measurements = {name: lambda name=name: records_or_raise(outcome[name]) for _, name, *_ in members}
+        for peer, name, *_ in members:
+            # A child's skip is reported by its parent.
+            skip = collect(name, measurements[name], rows, notes, args.repetitions, warn=not args.in_child)
+            reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
     sdpa_checks = {}
     family_index = len(selected)
