@@ -87,8 +87,9 @@ class BytePairEncoder {
   // serve its common case.
   [[gnu::noinline]] Rank* encode_held(const std::uint8_t* data, std::size_t size, Rank* buffer, Rank* held,
                                       std::vector<Rank>& out);
-  // A piece of up to PieceMemo::kMaxPiece bytes that the memo's first lookup lacks: found by its
-  // last (PieceMemo::find_many), or encoded (without the piece cache), then remembered.
+  // A piece of up to PieceMemo::kMaxPiece bytes that the memo's first lookup lacks: a whole token,
+  // else found by the memo's last lookup (PieceMemo::find_many), else merged (without the piece
+  // cache), then remembered.
   void encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out);
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
