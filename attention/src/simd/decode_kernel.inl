@@ -11,9 +11,14 @@
 // there are tasks enough for every thread, and combines the partial results of a row's splits
 // exactly (decode_sdpa.cpp).
 //
-// Two ways through a block, by the task's rows:
-//  - fewer than flash's kBlockColumns (one query of a group of four heads; four queries, 16 rows,
-//    where a vector holds 16 floats): both products take the rows in chunks of up to four, with
+// Three ways through a block, by the task's rows:
+//  - exactly kWidth float rows without a mask (four queries of a group of four heads where a
+//    vector holds 16 floats): the rows in the lanes of one vector, as flash's are, with flash's
+//    score_block on that one vector and update_softmax, and P V as the few-rows way takes it
+//    (decode_lane_rows);
+//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; bfloat16 or
+//    masked rows of four queries where a vector holds 16 floats): both products take the rows in
+//    chunks of up to four, with
 //    no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
 //    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
 //    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
@@ -130,8 +135,10 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
 //                               the product of the two added to one float vector
 //   kKeysPerStep, ValueChunk, load_values, Weight, weight, accumulate
 //                               P V: value rows taken kKeysPerStep at a time, a chunk of their
-//                               columns as two vectors' worth, a row's weight(s) of those keys,
-//                               their products added to the chunk's two vectors of outputs
+//                               columns as two vectors' worth, a row's weight(s) of those keys
+//                               (from the float weight of row and key, or from the row's packed
+//                               weights and the key), their products added to the chunk's two
+//                               vectors of outputs
 //   weigh(weights, keys, packed) a row's weights of a block as `weight` reads them
 
 // Float rows, and bfloat16 rows widened in registers. A bfloat16 chunk is loaded as kWidth
@@ -179,7 +186,7 @@ struct WidenedProducts {
   using ValueChunk = Two;
   using Weight = Floats;
   [[gnu::always_inline]] static ValueChunk load_values(const Element* row, const Element*) { return load_two(row); }
-  [[gnu::always_inline]] static Weight weight(const float* weights, const float*, std::size_t j) { return Floats(weights[j]); }
+  [[gnu::always_inline]] static Weight weight(const float* weight, const float*, std::size_t) { return Floats(*weight); }
   [[gnu::always_inline]] static void accumulate(Weight w, const ValueChunk& v, Floats& first, Floats& second) {
     first = simd::ATTENTION_SIMD_NAMESPACE::multiply_add(w, v.first, first);
     second = simd::ATTENTION_SIMD_NAMESPACE::multiply_add(w, v.second, second);
@@ -382,12 +389,16 @@ template <class P, std::size_t Rows>
 }
 
 // outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weight (r, j) * values[j][c]
-// for Rows rows and the Chunks chunks of columns at `values` (rows value_stride apart): weights
-// kDecodeKeyBlock apart, and as P::weigh packed them kDecodeKeyBlock / 2 apart; outputs
-// output_stride apart, in P's position order. `zeros` (as many columns) stands for the row past
-// the last key when P takes keys two at a time.
+// for Rows rows and the Chunks chunks of columns at `values` (rows value_stride apart): weight
+// (r, j) at weights[r * row_step + j * key_step], and as P::weigh packed them kDecodeKeyBlock / 2
+// apart; outputs output_stride apart, in P's position order. `zeros` (as many columns) stands for
+// the row past the last key when P takes keys two at a time.
+struct WeightSteps {
+  std::size_t row, key;
+};
 template <class P, std::size_t Rows, std::size_t Chunks>
-[[gnu::always_inline]] inline void decode_accumulate(const float* weights, const float* packed, std::size_t keys,
+[[gnu::always_inline]] inline void decode_accumulate(const float* weights, WeightSteps step, const float* packed,
+                                                     std::size_t keys,
                                                      const typename P::Element* values,
                                                      const typename P::Element* zeros, std::size_t value_stride,
                                                      float* outputs, std::size_t output_stride, const float* rescale) {
@@ -405,7 +416,7 @@ template <class P, std::size_t Rows, std::size_t Chunks>
     for (std::size_t c = 0; c < Chunks; ++c) v[c] = P::load_values(row + c * P::kChunk, next + c * P::kChunk);
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
-      const typename P::Weight w = P::weight(weights + r * kDecodeKeyBlock, packed + r * kDecodeKeyBlock / 2, j);
+      const typename P::Weight w = P::weight(weights + r * step.row + j * step.key, packed + r * kDecodeKeyBlock / 2, j);
 #pragma GCC unroll 4
       for (std::size_t c = 0; c < Chunks; ++c) P::accumulate(w, v[c], acc[r][2 * c], acc[r][2 * c + 1]);
     }
@@ -419,7 +430,8 @@ template <class P, std::size_t Rows, std::size_t Chunks>
 // decode_accumulate over every column of V for Rows rows: whole chunks kDecodeValueChunks at a
 // time, then one, then the columns past the last whole chunk in order.
 template <class P, std::size_t Rows>
-[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, const float* packed, std::size_t keys,
+[[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, WeightSteps step, const float* packed,
+                                                          std::size_t keys,
                                                           const typename P::Element* values,
                                                           const typename P::Element* zeros, std::size_t value_dim,
                                                           float* outputs, std::size_t output_stride,
@@ -427,16 +439,16 @@ template <class P, std::size_t Rows>
   const std::size_t whole = value_dim / P::kChunk * P::kChunk;
   std::size_t column = 0;
   for (; column + kDecodeValueChunks * P::kChunk <= whole; column += kDecodeValueChunks * P::kChunk)
-    decode_accumulate<P, Rows, kDecodeValueChunks>(weights, packed, keys, values + column, zeros + column, value_dim,
+    decode_accumulate<P, Rows, kDecodeValueChunks>(weights, step, packed, keys, values + column, zeros + column, value_dim,
                                                    outputs + column, output_stride, rescale);
   for (; column < whole; column += P::kChunk)
-    decode_accumulate<P, Rows, 1>(weights, packed, keys, values + column, zeros + column, value_dim, outputs + column,
+    decode_accumulate<P, Rows, 1>(weights, step, packed, keys, values + column, zeros + column, value_dim, outputs + column,
                                   output_stride, rescale);
   for (; column < value_dim; ++column)
     for (std::size_t r = 0; r < Rows; ++r) {
       float sum = outputs[r * output_stride + column] * rescale[r];
       for (std::size_t j = 0; j < keys; ++j)
-        sum += weights[r * kDecodeKeyBlock + j] * widen(values[j * value_dim + column]);
+        sum += weights[r * step.row + j * step.key] * widen(values[j * value_dim + column]);
       outputs[r * output_stride + column] = sum;
     }
 }
@@ -613,7 +625,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       P::weigh(row, keys, weights + r * kDecodeKeyBlock / 2);
     }
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
-      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, weights + r0 * kDecodeKeyBlock / 2, keys,
+      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, {kDecodeKeyBlock, 1}, weights + r0 * kDecodeKeyBlock / 2, keys,
                                       block_values, zeros, s.value_dim, task.outputs + r0 * task.value_stride,
                                       task.value_stride, rescale + r0);
     });
@@ -632,8 +644,87 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   }
 }
 
+// The task of exactly kWidth rows of float queries, keys and values, without a mask (four queries
+// of a group of four heads where a vector holds 16 floats): the rows in the lanes of one vector,
+// as a flash group's columns are. The scores take one FMA a key and dimension, a broadcast key
+// element against the vector of the rows' query elements, with nothing to reduce (score_block on
+// one vector of rows, kBlockRows keys at a time); the online softmax runs down the keys for every
+// row at once (update_softmax), where the few-rows task reduces each row's vector of scores
+// twice; P V as that task takes it, each weight read down a row of S^T.
+static_assert(round_up(kDecodeKeyBlock, kBlockRows) <= kKeyTile, "S^T of a block fits flash's scores");
+// A template, as every task here, so that a file compiled for bfloat16 alone does not define it.
+template <class Element>
+void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
+  static_assert(std::is_same_v<Element, float>);
+  const AttentionShape& s = call.shape;
+  const DecodeLayout l = decode_layout_of<float>(s);
+  const std::size_t group_heads = s.heads / s.kv_heads;
+  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
+  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
+  float* const queries = scratch + l.queries;  // Q^T times the query factor: head_dim rows of kWidth
+  float* const scores = scratch + l.scores;    // S^T: a block's keys kQueryTile apart, as flash's
+  float* const row_max = scratch + l.row_max;
+  float* const row_sum = scratch + l.row_sum;
+  float* const rescale = scratch + l.rescale;
+  float* const zero_key = scratch + l.zero_key;
+  float* const zeros = scratch + l.zero_values;
+  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
+  for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
+  // The rows are contiguous in Q: those of the group's heads, each head's seq_q in turn.
+  const float* const q = call.q + (first_head * s.seq_q + task.first_row) * s.head_dim;
+  for (std::size_t r = 0; r < kWidth; ++r) {
+    for (std::size_t d = 0; d < s.head_dim; ++d) queries[d * kWidth + r] = q[r * s.head_dim + d] * call.query_factor;
+    row_max[r] = kMinusInfinity;
+    row_sum[r] = 0.0f;
+    for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
+  }
+
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
+    const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
+    const float* const block_keys = k + key0 * s.head_dim;
+    for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
+      // Keys kDecodePrefetchKeys ahead, a few at a time between blocks of arithmetic (their
+      // values likewise, below): all of a block's at once stalled the prefetches themselves.
+      const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
+      if (ahead < task.key_end)
+        prefetch_rows(k + ahead * s.head_dim, 1, 0, smaller(kBlockRows, task.key_end - ahead) * s.head_dim);
+      const float* block[kBlockRows];
+      for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
+      score_block<1>(block, queries, s.head_dim, scores + j0 * kQueryTile);
+    }
+    // Keys from `visible` on are past the row's causal limit.
+    for (std::size_t r = 0; r < kWidth; ++r) {
+      const std::size_t limit = visible_keys(call.window, (task.first_row + r) % s.seq_q);
+      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+      for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
+    }
+    update_softmax(scores, keys, row_max, row_sum, rescale);
+    for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
+      constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;  // a quarter of the rows
+      const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
+      if (ahead < task.key_end)
+        prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
+      decode_accumulate_rows<WidenedProducts<float>, Rows>(scores + r0, {1, kQueryTile}, nullptr, keys,
+                                                           v + key0 * s.value_dim, zeros, s.value_dim,
+                                                           task.outputs + r0 * task.value_stride, task.value_stride,
+                                                           rescale + r0);
+    });
+  }
+  for (std::size_t r = 0; r < kWidth; ++r) {
+    task.row_max[r] = row_max[r];
+    task.row_sum[r] = row_sum[r];
+  }
+}
+
 template <class Element>
 void decode(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
+  if constexpr (std::is_same_v<Element, float>) {
+    if (task.rows == kWidth && call.mask == nullptr) {
+      decode_lane_rows(call, task, scratch);
+      return;
+    }
+  }
   if (task.rows >= kBlockColumns)
     decode_many_rows(call, task, scratch);
   else

@@ -148,34 +148,35 @@ std::size_t thread_floats(const AttentionShape& shape) {
 }
 
 // scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
-// (head_dim rows of kBlockColumns). Always inlined, as update_softmax and fold_keys: with the
-// decode task as a second caller GCC made them functions of their own, and flash ran 1-2% more
-// instructions.
+// (head_dim rows of Vectors * kWidth: kBlockColumns for flash; one vector for a decode task of
+// kWidth rows). Always inlined, as update_softmax and fold_keys: with the decode task as a
+// second caller GCC made them functions of their own, and flash ran 1-2% more instructions.
+template <std::size_t Vectors = kBlockVectors>
 [[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries,
                                                std::size_t head_dim, float* scores) {
-  Floats acc[kBlockRows][kBlockVectors];
+  Floats acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = Floats(0.0f);
+    for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = Floats(0.0f);
   // Unrolled by 2, as is the key loop of accumulate_block: half the loop's counter and branch
   // work, measured about 2% faster.
 #pragma GCC unroll 2
-  for (std::size_t d = 0; d < head_dim; ++d, queries += kBlockColumns) {
-    Floats q[kBlockVectors];
+  for (std::size_t d = 0; d < head_dim; ++d, queries += Vectors * kWidth) {
+    Floats q[Vectors];
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x) q[x] = Floats::load_aligned(queries + x * kWidth);
+    for (std::size_t x = 0; x < Vectors; ++x) q[x] = Floats::load_aligned(queries + x * kWidth);
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kBlockRows; ++i) {
       const Floats k(keys[i][d]);
 #pragma GCC unroll 4
-      for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = multiply_add(k, q[x], acc[i][x]);
+      for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = multiply_add(k, q[x], acc[i][x]);
     }
   }
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x].store_aligned(scores + i * kQueryTile + x * kWidth);
+    for (std::size_t x = 0; x < Vectors; ++x) acc[i][x].store_aligned(scores + i * kQueryTile + x * kWidth);
 }
 
 // A block's output rows as accumulate_into finishes them: times `factors`, to the first `rows`
