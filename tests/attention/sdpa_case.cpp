@@ -108,6 +108,10 @@ const std::vector<SdpaCase>& decode_cases() {
       make_case("one_group_keys_2049", {1, 4, 1, 2, 2049, 128, 128}, kBottomRight),
       make_case("rows_past_one_task", {1, 16, 1, 5, 700, 64, 64}, kBottomRight),
       make_case("gqa3_q2_dims_96", {1, 6, 2, 2, 777, 96, 96}, kBottomRight),
+      // A vector's rows in its lanes (decode_lane_rows): 16 rows with odd dimensions and keys, and
+      // 8 rows, AVX2's vector.
+      make_case("gqa4_q4_odd_dims", {1, 8, 2, 4, 901, 37, 19}, kBottomRight),
+      make_case("gqa4_q2_keys_777", {1, 8, 2, 2, 777, 64, 64}, kBottomRight),
       make_case("batch8_gqa4", {8, 8, 2, 1, 600, 128, 128}, kBottomRight),
       make_case("not_causal_gqa4", {1, 8, 2, 1, 2000, 128, 128}, kNone),
       make_case("top_left_q4", {1, 8, 2, 4, 1500, 64, 64}, kTopLeft),

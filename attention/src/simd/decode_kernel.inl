@@ -12,13 +12,13 @@
 // exactly (decode_sdpa.cpp).
 //
 // Three ways through a block, by the task's rows:
-//  - exactly kWidth float rows without a mask (four queries of a group of four heads where a
-//    vector holds 16 floats): the rows in the lanes of one vector, as flash's are, with flash's
-//    score_block on that one vector and update_softmax, and P V as the few-rows way takes it
-//    (decode_lane_rows);
-//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; bfloat16 or
-//    masked rows of four queries where a vector holds 16 floats): both products take the rows in
-//    chunks of up to four, with
+//  - exactly kWidth rows without a mask (four queries of a group of four heads where a vector
+//    holds 16 floats), of floats or of bfloat16 pairs: the rows in the lanes of one vector, as
+//    flash's are, with flash's score_block (score_pairs) on that one vector and update_softmax,
+//    and P V as the few-rows way takes it (decode_lane_rows);
+//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; masked rows,
+//    or bfloat16 widened, of four queries where a vector holds 16 floats): both products take the
+//    rows in chunks of up to four, with
 //    no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
 //    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
 //    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
@@ -67,7 +67,8 @@ struct DecodeLayout {
   std::size_t zero_key;       // many rows: head_dim zeros, the keys of a block past its end
   std::size_t zero_values;    // few rows: value_dim zeros, the value row past the last key
   std::size_t weights;        // few rows: kDecodeTaskRows x kDecodeKeyBlock / 2, the weights as
-                              // FewRowsProducts::weigh packs them
+                              // FewRowsProducts::weigh packs them; bfloat16 rows in lanes:
+                              // kDecodeKeyBlock / 2 x kQueryTile, as pack_weight_pairs does
   std::size_t key_block;      // bfloat16: a block's keys widened, kKeyTile or kDecodeKeyBlock x head_dim
   std::size_t value_block;    // bfloat16: its values widened, x value_dim
   std::size_t thread_floats;
@@ -93,7 +94,7 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
   l.zero_values = region(s.value_dim);
-  l.weights = region(kDecodeTaskRows * kDecodeKeyBlock / 2);
+  l.weights = region(larger(kDecodeTaskRows, kQueryTile) * kDecodeKeyBlock / 2);
   const std::size_t block_keys = std::is_same_v<Element, float> ? 0 : larger(kKeyTile, kDecodeKeyBlock);
   l.key_block = region(block_keys * s.head_dim);
   l.value_block = region(block_keys * s.value_dim);
@@ -136,9 +137,9 @@ inline FloatRows float_rows(const bfloat16* k, const bfloat16* v, std::size_t ke
 //   kKeysPerStep, ValueChunk, load_values, Weight, weight, accumulate
 //                               P V: value rows taken kKeysPerStep at a time, a chunk of their
 //                               columns as two vectors' worth, a row's weight(s) of those keys
-//                               (from the float weight of row and key, or from the row's packed
-//                               weights and the key), their products added to the chunk's two
-//                               vectors of outputs
+//                               (from the float weight of the row and key, or from the packed
+//                               word of the row and pair of keys), their products added to the
+//                               chunk's two vectors of outputs
 //   weigh(weights, keys, packed) a row's weights of a block as `weight` reads them
 
 // Float rows, and bfloat16 rows widened in registers. A bfloat16 chunk is loaded as kWidth
@@ -238,9 +239,9 @@ struct Bf16PairProducts {
     const __m512i a = _mm512_loadu_si512(row), b = _mm512_loadu_si512(next_row);
     return {(__m512bh)_mm512_unpacklo_epi16(a, b), (__m512bh)_mm512_unpackhi_epi16(a, b)};
   }
-  [[gnu::always_inline]] static Weight weight(const float*, const float* packed, std::size_t j) {
+  [[gnu::always_inline]] static Weight weight(const float*, const float* pair, std::size_t) {
     std::uint32_t word;
-    __builtin_memcpy(&word, packed + j / 2, sizeof(word));
+    __builtin_memcpy(&word, pair, sizeof(word));
     return (__m512bh)_mm512_set1_epi32(static_cast<int>(word));
   }
   [[gnu::always_inline]] static void accumulate(Weight w, const ValueChunk& v, Floats& first, Floats& second) {
@@ -390,11 +391,12 @@ template <class P, std::size_t Rows>
 
 // outputs[r][c] = rescale[r] * outputs[r][c] + sum over j < keys of weight (r, j) * values[j][c]
 // for Rows rows and the Chunks chunks of columns at `values` (rows value_stride apart): weight
-// (r, j) at weights[r * row_step + j * key_step], and as P::weigh packed them kDecodeKeyBlock / 2
-// apart; outputs output_stride apart, in P's position order. `zeros` (as many columns) stands for
-// the row past the last key when P takes keys two at a time.
+// (r, j) at weights[r * step.row + j * step.key], and packed with that of key j + 1 (j even) at
+// packed[r * step.pair_row + j / 2 * step.pair_key]; outputs output_stride apart, in P's position
+// order. `zeros` (as many columns) stands for the row past the last key when P takes keys two at
+// a time.
 struct WeightSteps {
-  std::size_t row, key;
+  std::size_t row, key, pair_row, pair_key;
 };
 template <class P, std::size_t Rows, std::size_t Chunks>
 [[gnu::always_inline]] inline void decode_accumulate(const float* weights, WeightSteps step, const float* packed,
@@ -416,7 +418,8 @@ template <class P, std::size_t Rows, std::size_t Chunks>
     for (std::size_t c = 0; c < Chunks; ++c) v[c] = P::load_values(row + c * P::kChunk, next + c * P::kChunk);
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
-      const typename P::Weight w = P::weight(weights + r * step.row + j * step.key, packed + r * kDecodeKeyBlock / 2, j);
+      const typename P::Weight w =
+          P::weight(weights + r * step.row + j * step.key, packed + r * step.pair_row + j / 2 * step.pair_key, j);
 #pragma GCC unroll 4
       for (std::size_t c = 0; c < Chunks; ++c) P::accumulate(w, v[c], acc[r][2 * c], acc[r][2 * c + 1]);
     }
@@ -559,6 +562,21 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   }
 }
 
+// The task's outputs back in column order from P's, where P permutes them.
+template <class P>
+void put_in_order(const DecodeTask& task, std::size_t value_dim) {
+  if constexpr (P::kPermuted) {
+    const std::size_t whole_columns = value_dim / P::kChunk * P::kChunk;
+    for (std::size_t r = 0; r < task.rows; ++r)
+      for (std::size_t c0 = 0; c0 < whole_columns; c0 += P::kChunk) {
+        float* const chunk = task.outputs + r * task.value_stride + c0;
+        alignas(64) float accumulated[P::kChunk];
+        for (std::size_t x = 0; x < P::kChunk; ++x) accumulated[x] = chunk[x];
+        for (std::size_t x = 0; x < P::kChunk; ++x) chunk[x] = accumulated[P::position(x)];
+      }
+  }
+}
+
 // The task with rows in chunks of four (fewer rows than kBlockColumns).
 template <class Element>
 void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
@@ -625,56 +643,90 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       P::weigh(row, keys, weights + r * kDecodeKeyBlock / 2);
     }
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
-      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, {kDecodeKeyBlock, 1}, weights + r0 * kDecodeKeyBlock / 2, keys,
+      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, {kDecodeKeyBlock, 1, kDecodeKeyBlock / 2, 1},
+                                      weights + r0 * kDecodeKeyBlock / 2, keys,
                                       block_values, zeros, s.value_dim, task.outputs + r0 * task.value_stride,
                                       task.value_stride, rescale + r0);
     });
   }
 
-  // The outputs back in column order from P's.
-  if constexpr (P::kPermuted) {
-    const std::size_t whole_columns = s.value_dim / P::kChunk * P::kChunk;
-    for (std::size_t r = 0; r < task.rows; ++r)
-      for (std::size_t c0 = 0; c0 < whole_columns; c0 += P::kChunk) {
-        float* const chunk = task.outputs + r * task.value_stride + c0;
-        alignas(64) float accumulated[P::kChunk];
-        for (std::size_t x = 0; x < P::kChunk; ++x) accumulated[x] = chunk[x];
-        for (std::size_t x = 0; x < P::kChunk; ++x) chunk[x] = accumulated[P::position(x)];
-      }
-  }
+  put_in_order<P>(task, s.value_dim);
 }
 
-// The task of exactly kWidth rows of float queries, keys and values, without a mask (four queries
-// of a group of four heads where a vector holds 16 floats): the rows in the lanes of one vector,
-// as a flash group's columns are. The scores take one FMA a key and dimension, a broadcast key
-// element against the vector of the rows' query elements, with nothing to reduce (score_block on
-// one vector of rows, kBlockRows keys at a time); the online softmax runs down the keys for every
-// row at once (update_softmax), where the few-rows task reduces each row's vector of scores
-// twice; P V as that task takes it, each weight read down a row of S^T.
+// The task of exactly kWidth rows without a mask (four queries of a group of four heads where a
+// vector holds 16 floats), of floats, or of bfloat16 where the ISA has AVX512-BF16: the rows in
+// the lanes of one vector, as a flash group's columns are. The scores take one FMA (vdpbf16ps: a
+// pair of dimensions) a key and dimension, a broadcast key element against the vector of the
+// rows' query elements, with nothing to reduce (score_block or score_pairs on one vector of rows,
+// kBlockRows keys at a time); the online softmax runs down the keys for every row at once
+// (update_softmax), where the few-rows task reduces each row's vector of scores twice; P V as
+// that task takes it (FewRowsProducts), each weight read down a row of S^T, or for bfloat16 each
+// pair of weights from S^T packed as flash packs them (pack_weight_pairs).
+//
+// How such a task packs its queries, takes its scores and packs its weights, by element type: a
+// policy with pack_query, score and weigh; none for bfloat16 without AVX512-BF16.
+template <class Element>
+struct LaneProducts;
+template <>
+struct LaneProducts<float> {
+  // Q^T: head_dim rows of kWidth, times the query factor.
+  static void pack_query(const float* row, std::size_t r, std::size_t head_dim, float factor, float* queries) {
+    for (std::size_t d = 0; d < head_dim; ++d) queries[d * kWidth + r] = row[d] * factor;
+  }
+  [[gnu::always_inline]] static void score(const float* const (&keys)[kBlockRows], const float* queries,
+                                           std::size_t head_dim, float, float* scores) {
+    score_block<1>(keys, queries, head_dim, scores);
+  }
+  static void weigh(const float*, std::size_t, float*) {}
+};
+#if defined(__AVX512BF16__)
+template <>
+struct LaneProducts<bfloat16> {
+  // Q^T as pairs of dimensions: head_pairs rows of kWidth, zero past an odd head_dim; unscaled,
+  // for score_pairs scales the scores.
+  static void pack_query(const bfloat16* row, std::size_t r, std::size_t head_dim, float, float* queries) {
+    auto* const pairs = reinterpret_cast<Pair*>(queries);
+    for (std::size_t d = 0; d < head_dim; d += 2)
+      pairs[d / 2 * kWidth + r] = row[d].bits | (d + 1 < head_dim ? Pair{row[d + 1].bits} << 16 : 0);
+  }
+  [[gnu::always_inline]] static void score(const bfloat16* const (&keys)[kBlockRows], const float* queries,
+                                           std::size_t head_dim, float factor, float* scores) {
+    score_pairs<1>(keys, reinterpret_cast<const Pair*>(queries), head_dim, factor, scores);
+  }
+  // The weights of S^T as the pairs Bf16PairProducts::weight reads, kQueryTile apart.
+  static void weigh(const float* scores, std::size_t keys, float* packed) {
+    pack_weight_pairs(scores, keys, reinterpret_cast<Pair*>(packed));
+  }
+};
+#endif
+template <class Element>
+constexpr bool kLaneRows = requires { sizeof(LaneProducts<Element>); };
 static_assert(round_up(kDecodeKeyBlock, kBlockRows) <= kKeyTile, "S^T of a block fits flash's scores");
-// A template, as every task here, so that a file compiled for bfloat16 alone does not define it.
+
 template <class Element>
 void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
-  static_assert(std::is_same_v<Element, float>);
+  using P = FewRowsProducts<Element>;
+  using L = LaneProducts<Element>;
   const AttentionShape& s = call.shape;
-  const DecodeLayout l = decode_layout_of<float>(s);
+  const DecodeLayout l = decode_layout_of<Element>(s);
   const std::size_t group_heads = s.heads / s.kv_heads;
   const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
-  const float* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const float* const v = call.v + task.group * s.seq_k * s.value_dim;
-  float* const queries = scratch + l.queries;  // Q^T times the query factor: head_dim rows of kWidth
-  float* const scores = scratch + l.scores;    // S^T: a block's keys kQueryTile apart, as flash's
+  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
+  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
+  float* const queries = scratch + l.queries;  // Q^T, as L::pack_query packs it
+  float* const scores = scratch + l.scores;  // S^T: a block's keys kQueryTile apart, as flash's
+  float* const weight_pairs = scratch + l.weights;
   float* const row_max = scratch + l.row_max;
   float* const row_sum = scratch + l.row_sum;
   float* const rescale = scratch + l.rescale;
-  float* const zero_key = scratch + l.zero_key;
+  Element* const zero_key = reinterpret_cast<Element*>(scratch + l.zero_key);
   float* const zeros = scratch + l.zero_values;
-  for (std::size_t d = 0; d < s.head_dim; ++d) zero_key[d] = 0.0f;
+  for (std::size_t d = 0; d < s.head_dim; ++d) scratch[l.zero_key + d] = 0.0f;
   for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
   // The rows are contiguous in Q: those of the group's heads, each head's seq_q in turn.
-  const float* const q = call.q + (first_head * s.seq_q + task.first_row) * s.head_dim;
+  const Element* const q = call.q + (first_head * s.seq_q + task.first_row) * s.head_dim;
   for (std::size_t r = 0; r < kWidth; ++r) {
-    for (std::size_t d = 0; d < s.head_dim; ++d) queries[d * kWidth + r] = q[r * s.head_dim + d] * call.query_factor;
+    L::pack_query(q + r * s.head_dim, r, s.head_dim, call.query_factor, queries);
     row_max[r] = kMinusInfinity;
     row_sum[r] = 0.0f;
     for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
@@ -682,16 +734,16 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
-    const float* const block_keys = k + key0 * s.head_dim;
+    const Element* const block_keys = k + key0 * s.head_dim;
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
       // Keys kDecodePrefetchKeys ahead, a few at a time between blocks of arithmetic (their
-      // values likewise, below): all of a block's at once stalled the prefetches themselves.
+      // values likewise, below): all of a block's at once stalled on the prefetches themselves.
       const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
       if (ahead < task.key_end)
         prefetch_rows(k + ahead * s.head_dim, 1, 0, smaller(kBlockRows, task.key_end - ahead) * s.head_dim);
-      const float* block[kBlockRows];
+      const Element* block[kBlockRows];
       for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
-      score_block<1>(block, queries, s.head_dim, scores + j0 * kQueryTile);
+      L::score(block, queries, s.head_dim, call.query_factor, scores + j0 * kQueryTile);
     }
     // Keys from `visible` on are past the row's causal limit.
     for (std::size_t r = 0; r < kWidth; ++r) {
@@ -700,26 +752,27 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
     }
     update_softmax(scores, keys, row_max, row_sum, rescale);
+    L::weigh(scores, keys, weight_pairs);
     for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
       constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;  // a quarter of the rows
       const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
       if (ahead < task.key_end)
         prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
-      decode_accumulate_rows<WidenedProducts<float>, Rows>(scores + r0, {1, kQueryTile}, nullptr, keys,
-                                                           v + key0 * s.value_dim, zeros, s.value_dim,
-                                                           task.outputs + r0 * task.value_stride, task.value_stride,
-                                                           rescale + r0);
+      decode_accumulate_rows<P, Rows>(scores + r0, {1, kQueryTile, 1, kQueryTile}, weight_pairs + r0, keys,
+                                      v + key0 * s.value_dim, reinterpret_cast<const Element*>(zeros), s.value_dim,
+                                      task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
     });
   }
   for (std::size_t r = 0; r < kWidth; ++r) {
     task.row_max[r] = row_max[r];
     task.row_sum[r] = row_sum[r];
   }
+  put_in_order<P>(task, s.value_dim);
 }
 
 template <class Element>
 void decode(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
-  if constexpr (std::is_same_v<Element, float>) {
+  if constexpr (kLaneRows<Element>) {
     if (task.rows == kWidth && call.mask == nullptr) {
       decode_lane_rows(call, task, scratch);
       return;

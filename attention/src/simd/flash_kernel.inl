@@ -448,28 +448,29 @@ void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, s
 }
 
 // score_block on bfloat16 pairs: scores[i][x] = factor * keys[i] . query x of `queries`, a group
-// packed by pack_query_pairs.
+// packed by pack_query_pairs (head_pairs rows of Vectors * kWidth).
+template <std::size_t Vectors = kBlockVectors>
 [[gnu::always_inline]] inline void score_pairs(const bfloat16* const (&keys)[kBlockRows], const Pair* queries,
                                                std::size_t head_dim, float factor, float* scores) {
-  __m512 acc[kBlockRows][kBlockVectors];
+  __m512 acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = _mm512_setzero_ps();
+    for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = _mm512_setzero_ps();
   const auto add = [&](const Pair* pairs, const auto& key_pair) {
-    __m512bh q[kBlockVectors];
+    __m512bh q[Vectors];
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x) q[x] = (__m512bh)_mm512_load_si512(pairs + x * kWidth);
+    for (std::size_t x = 0; x < Vectors; ++x) q[x] = (__m512bh)_mm512_load_si512(pairs + x * kWidth);
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kBlockRows; ++i) {
       const auto k = (__m512bh)_mm512_set1_epi32(static_cast<int>(key_pair(i)));
 #pragma GCC unroll 4
-      for (std::size_t x = 0; x < kBlockVectors; ++x) acc[i][x] = _mm512_dpbf16_ps(acc[i][x], k, q[x]);
+      for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = _mm512_dpbf16_ps(acc[i][x], k, q[x]);
     }
   };
   std::size_t d = 0;
 #pragma GCC unroll 2
-  for (; d + 2 <= head_dim; d += 2, queries += kBlockColumns)
+  for (; d + 2 <= head_dim; d += 2, queries += Vectors * kWidth)
     add(queries, [&](std::size_t i) { return load_pair(keys[i] + d); });
   // An odd head_dim's last element, its pair's high half zero (as the queries' is): nothing is
   // read past a key row.
@@ -478,7 +479,7 @@ void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, s
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
 #pragma GCC unroll 4
-    for (std::size_t x = 0; x < kBlockVectors; ++x)
+    for (std::size_t x = 0; x < Vectors; ++x)
       _mm512_store_ps(scores + i * kQueryTile + x * kWidth, _mm512_mul_ps(acc[i][x], factors));
 }
 
