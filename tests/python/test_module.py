@@ -73,9 +73,14 @@ class GoldenIds(unittest.TestCase):
         array = enc.encode_to_numpy(text)
         self.assertEqual(array.dtype, numpy.uint32)
         self.assertEqual(array.tolist(), enc.encode(text))
-        # No copy: the array is a view of memory a capsule owns.
+        # More than 1,024 ids, no copy: the array is a view of memory a capsule owns.
+        self.assertGreater(array.size, 1024)
         self.assertFalse(array.flags.owndata)
         self.assertIsNotNone(array.base)
+        # Fewer, copied into an array of numpy's own.
+        short = enc.encode_to_numpy(text[:100])
+        self.assertEqual(short.tolist(), enc.encode(text[:100]))
+        self.assertTrue(short.flags.owndata)
         self.assertEqual(enc.encode_to_numpy("").tolist(), [])
 
     def test_ordinary_array_variants_give_the_ordinary_ids(self):
@@ -91,7 +96,9 @@ class GoldenIds(unittest.TestCase):
             arrays = enc.encode_ordinary_batch_to_numpy(texts, num_threads=threads)
             self.assertEqual([a.tolist() for a in arrays], expected)
             self.assertTrue(all(a.dtype == numpy.uint32 for a in arrays))
-            self.assertTrue(all(not a.flags.owndata for a in arrays if a.size))  # views of the encoder's ids
+            # Views of the encoder's ids, or copies of up to 1,024 of them.
+            self.assertTrue(all(a.flags.owndata == (a.size <= 1024) for a in arrays))
+            self.assertTrue(any(a.size > 1024 for a in arrays) and any(0 < a.size <= 1024 for a in arrays))
         self.assertEqual(enc.encode_ordinary_batch_to_numpy([]), [])
 
 
