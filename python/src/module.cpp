@@ -155,7 +155,7 @@ std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::opti
 
 // Ids as a one-dimensional numpy array of uint32. A short result is copied into an array of
 // numpy's own: one allocation, where handing the vector over takes three (the vector moved to
-// the heap, the capsule that frees it, the array), a sixth of a 60-byte call from Python. A
+// the heap, the capsule that frees it, the array), about a tenth of a 60-byte call from Python. A
 // longer one is handed over: no copy. The stride is given: left to pybind11 (Debian's 2.10), it
 // comes from the dtype's item size as numpy 1 lays the dtype out, and under numpy 2 every
 // element read the first id.

@@ -754,7 +754,8 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     update_softmax(scores, keys, row_max, row_sum, rescale);
     L::weigh(scores, keys, weight_pairs);
     for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
-      constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;  // a quarter of the rows
+      // The block's keys shared among its chunks of four rows (kWidth / 4 of them).
+      constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;
       const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
       if (ahead < task.key_end)
         prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
