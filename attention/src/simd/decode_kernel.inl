@@ -673,9 +673,10 @@ struct LaneProducts<float> {
   static void pack_query(const float* row, std::size_t r, std::size_t head_dim, float factor, float* queries) {
     for (std::size_t d = 0; d < head_dim; ++d) queries[d * kWidth + r] = row[d] * factor;
   }
+  template <class Step>
   [[gnu::always_inline]] static void score(const float* const (&keys)[kBlockRows], const float* queries,
-                                           std::size_t head_dim, float, float* scores) {
-    score_block<1>(keys, queries, head_dim, scores);
+                                           std::size_t head_dim, float, float* scores, const Step& step) {
+    score_block<1>(keys, queries, head_dim, scores, step);
   }
   static void weigh(const float*, std::size_t, float*) {}
 };
@@ -689,9 +690,10 @@ struct LaneProducts<bfloat16> {
     for (std::size_t d = 0; d < head_dim; d += 2)
       pairs[d / 2 * kWidth + r] = row[d].bits | (d + 1 < head_dim ? Pair{row[d + 1].bits} << 16 : 0);
   }
+  template <class Step>
   [[gnu::always_inline]] static void score(const bfloat16* const (&keys)[kBlockRows], const float* queries,
-                                           std::size_t head_dim, float factor, float* scores) {
-    score_pairs<1>(keys, reinterpret_cast<const Pair*>(queries), head_dim, factor, scores);
+                                           std::size_t head_dim, float factor, float* scores, const Step& step) {
+    score_pairs<1>(keys, reinterpret_cast<const Pair*>(queries), head_dim, factor, scores, step);
   }
   // The weights of S^T as the pairs Bf16PairProducts::weight reads, kQueryTile apart.
   static void weigh(const float* scores, std::size_t keys, float* packed) {
@@ -736,14 +738,19 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
     const Element* const block_keys = k + key0 * s.head_dim;
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
-      // Keys kDecodePrefetchKeys ahead, a few at a time between blocks of arithmetic (their
-      // values likewise, below): all of a block's at once stalled on the prefetches themselves.
+      // The kBlockRows keys kDecodePrefetchKeys ahead, contiguous, a line or so a step of the
+      // scores' loop over dimensions (key_step_bytes a step, 48 for floats, 24 for bfloat16,
+      // whose loop steps by pairs); their values a few rows at a time between blocks of
+      // arithmetic, below. A block's keys and values at once stalled on the prefetches themselves.
       const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
-      if (ahead < task.key_end)
-        prefetch_rows(k + ahead * s.head_dim, 1, 0, smaller(kBlockRows, task.key_end - ahead) * s.head_dim);
+      const std::size_t key_step_bytes =
+          ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) * sizeof(Element) : 0;
+      const char* const ahead_keys = reinterpret_cast<const char*>(k + ahead * s.head_dim);
       const Element* block[kBlockRows];
       for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
-      L::score(block, queries, s.head_dim, call.query_factor, scores + j0 * kQueryTile);
+      L::score(block, queries, s.head_dim, call.query_factor, scores + j0 * kQueryTile, [&](std::size_t d) {
+        if (key_step_bytes != 0) __builtin_prefetch(ahead_keys + d * key_step_bytes, 0, 2);
+      });
     }
     // Keys from `visible` on are past the row's causal limit.
     for (std::size_t r = 0; r < kWidth; ++r) {

@@ -147,13 +147,19 @@ std::size_t thread_floats(const AttentionShape& shape) {
   return layout_of<P>(shape).thread_floats;
 }
 
+// The step of score_block and score_pairs that does nothing: flash's.
+struct NoStep {
+  void operator()(std::size_t) const {}
+};
+
 // scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
 // (head_dim rows of Vectors * kWidth: kBlockColumns for flash; one vector for a decode task of
-// kWidth rows). Always inlined, as update_softmax and fold_keys: with the decode task as a
+// kWidth rows); step(d) is called at the start of each dimension's step (a decode task's
+// prefetches). Always inlined, as update_softmax and fold_keys: with the decode task as a
 // second caller GCC made them functions of their own, and flash ran 1-2% more instructions.
-template <std::size_t Vectors = kBlockVectors>
+template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
 [[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries,
-                                               std::size_t head_dim, float* scores) {
+                                               std::size_t head_dim, float* scores, const Step& step = {}) {
   Floats acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
@@ -163,6 +169,7 @@ template <std::size_t Vectors = kBlockVectors>
   // work, measured about 2% faster.
 #pragma GCC unroll 2
   for (std::size_t d = 0; d < head_dim; ++d, queries += Vectors * kWidth) {
+    step(d);
     Floats q[Vectors];
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) q[x] = Floats::load_aligned(queries + x * kWidth);
@@ -448,10 +455,10 @@ void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, s
 }
 
 // score_block on bfloat16 pairs: scores[i][x] = factor * keys[i] . query x of `queries`, a group
-// packed by pack_query_pairs (head_pairs rows of Vectors * kWidth).
-template <std::size_t Vectors = kBlockVectors>
+// packed by pack_query_pairs (head_pairs rows of Vectors * kWidth); step(d) at each pair's start.
+template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
 [[gnu::always_inline]] inline void score_pairs(const bfloat16* const (&keys)[kBlockRows], const Pair* queries,
-                                               std::size_t head_dim, float factor, float* scores) {
+                                               std::size_t head_dim, float factor, float* scores, const Step& step = {}) {
   __m512 acc[kBlockRows][Vectors];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kBlockRows; ++i)
@@ -470,8 +477,10 @@ template <std::size_t Vectors = kBlockVectors>
   };
   std::size_t d = 0;
 #pragma GCC unroll 2
-  for (; d + 2 <= head_dim; d += 2, queries += Vectors * kWidth)
+  for (; d + 2 <= head_dim; d += 2, queries += Vectors * kWidth) {
+    step(d);
     add(queries, [&](std::size_t i) { return load_pair(keys[i] + d); });
+  }
   // An odd head_dim's last element, its pair's high half zero (as the queries' is): nothing is
   // read past a key row.
   if (d < head_dim) add(queries, [&](std::size_t i) { return Pair{keys[i][d].bits}; });
