@@ -137,10 +137,16 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
     pair[i] = i + 1 < size ? ranks.find(data + i, 2) : kNoRank;
   }
   for (;;) {
+    // Conditional moves, not a branch: where the pieces are new words of random letters, which
+    // pair is the lowest so far follows no pattern a predictor learns.
     std::size_t best = 0;
-    for (std::size_t i = 1; i + 1 < size; ++i)
-      if (pair[i] < pair[best]) best = i;
-    if (pair[best] == kNoRank) break;
+    Rank lowest = pair[0];
+    for (std::size_t i = 1; i + 1 < size; ++i) {
+      const Rank rank = pair[i];
+      best = rank < lowest ? i : best;
+      lowest = rank < lowest ? rank : lowest;
+    }
+    if (lowest == kNoRank) break;
     // Merge part best with the part after it, [next[best], end).
     const std::size_t end = next[next[best]];
     part[best] = pair[best];
