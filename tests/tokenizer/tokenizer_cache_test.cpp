@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "byte_pair_encoder.hpp"
 #include "piece_memo.hpp"
 #include "test_data.hpp"
 #include "tokenizer/encoder_registry.hpp"
@@ -29,6 +30,51 @@ std::string random_words(std::size_t bytes, unsigned seed) {
     for (std::size_t n = 3 + gen() % 10; n > 0; --n) text += static_cast<char>('a' + gen() % 26);
   }
   return text;
+}
+
+// Random base64: most of its bytes lie in letter runs that no memo has met.
+std::string random_base64(std::size_t bytes, unsigned seed) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::mt19937 gen(seed);
+  std::string text(bytes, '\0');
+  for (char& c : text) c = kDigits[gen() % 64];
+  return text;
+}
+
+// Whether an encoder of `tokenizer` still remembers after the pieces of `text`, one by one.
+bool remembering_after(const Tokenizer& tokenizer, std::string_view text) {
+  BytePairEncoder bpe(tokenizer);
+  std::vector<Rank> ids;
+  tokenizer.pretokenizer().scan_from(text, 0, [&](std::size_t start, std::size_t end) {
+    bpe.encode(text, start, end, ids);
+    return true;
+  });
+  return bpe.remembering();
+}
+
+// A memo that lacks most of the bytes of window after window (random base64) is put off for the
+// rest of the call; one that lacks less is kept, English's first windows included; ids never
+// change, whether the memo goes off between pieces or in the middle of a vector scanner's batch.
+TEST(TokenizerCache, AMemoMissingMostOfTheTextIsPutOffForTheRestOfTheCall) {
+  const Tokenizer& shared = test::tokenizer("cl100k_base");
+  const Tokenizer memo_only(shared, TokenizerOptions{.piece_cache_bytes = 0});
+  const std::string base64 = random_base64(256 * 1024, 1);
+  const std::string english = test::read_corpus("en_shakespeare");
+  EXPECT_FALSE(remembering_after(memo_only, base64));
+  EXPECT_TRUE(remembering_after(memo_only, english));
+  const Tokenizer fresh(shared, TokenizerOptions{.piece_cache_bytes = 0});
+  EXPECT_TRUE(remembering_after(fresh, std::string_view(english).substr(0, 256 * 1024)));
+  EXPECT_TRUE(remembering_after(memo_only, "short"));
+
+  const Tokenizer off(shared, TokenizerOptions{0, 0});
+  const std::string mixed = base64 + english.substr(0, 100000) + random_base64(100000, 2);
+  const std::vector<Rank> expected = off.encode_ordinary(mixed, *find_encoder("serial"));
+  for (const Encoder* encoder : supported_encoders()) {
+    SCOPED_TRACE(encoder->name);
+    const Tokenizer tokenizer(shared, TokenizerOptions{.piece_cache_bytes = 0});
+    test::expect_same_ids(expected, tokenizer.encode_ordinary(mixed, *encoder));
+    test::expect_same_ids(expected, tokenizer.encode_ordinary(mixed, *encoder));
+  }
 }
 
 TEST(TokenizerCache, DefaultIsOnAndZeroTurnsItOff) {

@@ -22,16 +22,18 @@ BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
 BytePairEncoder::~BytePairEncoder() = default;
 
 void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+  PieceMemo& memo = *memo_;
+  count_memo_miss(data, size);  // may put memo_ off for the pieces after this one
   // A whole token first: most first occurrences are, and a token has one id, so it cannot be
   // among the short pieces of many ids in the memo's long table, whose probe is a line of its
   // own (a cache miss in half of a first occurrence's time, before this order).
   if (const Rank whole = whole_pieces_.find_padded(data, size); whole != kNoRank) {
     out.push_back(whole);
-    memo_->store(data, size, &whole, 1);
+    memo.store(data, size, &whole, 1);
     return;
   }
   if (size <= PieceMemo::kMaxShortPiece) {
-    if (const std::uint64_t* words = memo_->find_many(data, size)) {
+    if (const std::uint64_t* words = memo.find_many(data, size)) {
       Rank ids[PieceMemo::kMaxIds];
       out.insert(out.end(), ids, ids + PieceMemo::LongTable::unpack(words, ids));
       return;
@@ -43,7 +45,7 @@ void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t 
   static_assert(PieceMemo::kMaxPiece <= kShortPiece);
   const std::size_t first = out.size();
   encode_short(data, size, out);
-  memo_->store(data, size, out.data() + first, out.size() - first);
+  memo.store(data, size, out.data() + first, out.size() - first);
 }
 
 void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, const std::size_t* ends, std::size_t n,
@@ -78,14 +80,17 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
 
 Rank* BytePairEncoder::encode_held(const std::uint8_t* data, std::size_t size, Rank* buffer, Rank* held,
                                    std::vector<Rank>& out) {
-  PieceMemo& memo = *memo_;
-  if (size <= PieceMemo::kMaxShortPiece) {
-    if (const std::uint64_t* words = memo.find_short(data, size)) return held + PieceMemo::ShortTable::unpack(words, held);
-  } else if (size <= PieceMemo::kMaxPiece) {
-    if (const std::uint64_t* words = memo.find_long(data, size)) return held + PieceMemo::LongTable::unpack(words, held);
+  // memo_ is null once a miss earlier in the batch put it off (count_memo_miss); the batch's loop
+  // still asks the memo first, and its remaining pieces come here.
+  if (PieceMemo* memo = memo_) {
+    if (size <= PieceMemo::kMaxShortPiece) {
+      if (const std::uint64_t* words = memo->find_short(data, size)) return held + PieceMemo::ShortTable::unpack(words, held);
+    } else if (size <= PieceMemo::kMaxPiece) {
+      if (const std::uint64_t* words = memo->find_long(data, size)) return held + PieceMemo::LongTable::unpack(words, held);
+    }
   }
   out.insert(out.end(), buffer, held);
-  if (size <= PieceMemo::kMaxPiece)
+  if (memo_ && size <= PieceMemo::kMaxPiece)
     encode_unremembered(data, size, out);
   else
     finish(whole_pieces_.find_padded(data, size), data, size, out);

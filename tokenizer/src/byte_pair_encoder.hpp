@@ -68,6 +68,10 @@ class BytePairEncoder {
                      std::vector<Rank>& out);
   static constexpr std::size_t kMaxBatch = 256;
 
+  // Whether pieces still go through the encoder's memo: it holds one and has not put it off for
+  // the rest of the call (count_memo_miss).
+  bool remembering() const { return memo_ != nullptr; }
+
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
   // text); longer ones the merge queue, O(n log n), or the linear-time long-piece encoder.
   static constexpr std::size_t kShortPiece = 64;
@@ -89,8 +93,33 @@ class BytePairEncoder {
                                       std::vector<Rank>& out);
   // A piece of up to PieceMemo::kMaxPiece bytes that the memo's first lookup lacks: a whole token,
   // else found by the memo's last lookup (PieceMemo::find_many), else merged (without the piece
-  // cache), then remembered.
+  // cache), then remembered. Counts the miss (count_memo_miss).
   void encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out);
+  // The memo pays while the pieces it lacks hold a small share of the text's bytes: each costs a
+  // probe, a lookup and a store, and the stores evict from the cache the rank table's lines that
+  // merging needs (docs/performance-notes.md). Windows span at least kMemoWindowBytes of text and
+  // close on a miss, as WholePieceLookup's do; two windows in a row in which the pieces the memo
+  // lacked hold more than 3/8 of the bytes put it off for the rest of the call. Two, for a fresh
+  // memo lacks every piece of a text's first window: English's first window lacks under a third
+  // of its bytes, its later ones under a fifth; random base64 lacks two fifths even where the
+  // memo holds the windows of the call before, two thirds where it is fresh.
+  void count_memo_miss(const std::uint8_t* data, std::size_t size) {
+    const auto at = reinterpret_cast<std::uintptr_t>(data);
+    // A piece before the window's start belongs to another chunk or text: a new window.
+    if (at < memo_window_start_) {
+      memo_window_start_ = at;
+      memo_missed_bytes_ = 0;
+    }
+    memo_missed_bytes_ += size;
+    const std::size_t window = at + size - memo_window_start_;
+    if (window < kMemoWindowBytes) return;
+    const bool lacking = memo_missed_bytes_ * 8 > window * 3;
+    if (lacking && memo_lacked_before_) memo_ = nullptr;
+    memo_lacked_before_ = lacking;
+    memo_window_start_ = at + size;
+    memo_missed_bytes_ = 0;
+  }
+  static constexpr std::size_t kMemoWindowBytes = std::size_t{64} << 10;
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
   // Appends the piece's ids from the cache's routes that are on and returns true, or returns false.
@@ -101,7 +130,12 @@ class BytePairEncoder {
   const RankTable* ranks_;
   const LongPieceIndex* long_pieces_;
   PieceMemoPool::Lease memo_lease_;
-  PieceMemo* memo_ = nullptr;  // memo_lease_.memo(), held here: every piece asks for it
+  PieceMemo* memo_ = nullptr;  // memo_lease_.memo() while it pays (count_memo_miss): every piece asks for it
+  // The trial's window: from this address to the end of the last piece the memo lacked, whose
+  // pieces the memo lacked this many bytes of. The first miss of a call opens it at that piece.
+  std::uintptr_t memo_window_start_ = UINTPTR_MAX;
+  std::size_t memo_missed_bytes_ = 0;
+  bool memo_lacked_before_ = false;  // whether the window before this one lacked more than 3/8
   WholePieceLookup whole_pieces_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
