@@ -1,5 +1,8 @@
 #include "byte_pair_encoder.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -120,12 +123,40 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
   if (cache_) cache_->store(piece, out.data() + first, out.size() - first, overflow_);
 }
 
+namespace {
+
+// The offset and rank of the first lowest of the pairs pair[0 .. size - 2], read as pair[0 ..
+// Pairs - 1] when Pairs is not 0 (the pairs from size - 1 on are kNoRank): a count known when
+// compiling leaves no loop whose end the branch predictor must guess, one a piece and round.
+// Conditional moves, not a branch: where the pieces are new words of random letters, which pair is
+// the lowest so far follows no pattern a predictor learns.
+template <std::size_t Pairs>
+[[gnu::always_inline]] inline void lowest_pair(const Rank* pair, std::size_t size, std::size_t& best, Rank& lowest) {
+  const std::size_t pairs = Pairs != 0 ? Pairs : size - 1;
+  best = 0;
+  lowest = pair[0];
+#pragma GCC unroll 16
+  for (std::size_t i = 1; i < pairs; ++i) {
+    const Rank rank = pair[i];
+    best = rank < lowest ? i : best;
+    lowest = rank < lowest ? rank : lowest;
+  }
+}
+
+}  // namespace
+
 // tiktoken's own loop: each round scans for the lowest-ranked adjacent pair, merges it and
 // re-ranks its two neighbouring pairs. O(n^2), all in registers and a cache line or two for the
 // short pieces it serves. Parts stay where they started: part i spans [i, next[i]) and a merge
 // unlinks the right part instead of shifting the arrays after it (three memmove calls a merge).
-void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
+void BytePairEncoder::encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out) {
   const RankTable& ranks = *ranks_;
+  // The piece copied, then 8 zero bytes: every key in it may be read with one load and a mask
+  // (find_filtered_padded), where load_head branches on the key's size, which follows no pattern
+  // from one merge to the next.
+  std::uint8_t data[kShortPiece + 8];
+  std::memcpy(data, piece, size);
+  std::memset(data + size, 0, 8);
   // For a live part i: part[i] is its rank, prev[i] the previous live part's offset (i > 0), and
   // pair[i] the rank of it and the next part together, kNoRank if that is no token or there is
   // no next part. pair[i] is kNoRank for a merged-away part too, so the scan below may run over
@@ -135,6 +166,9 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
   Rank part[kShortPiece];
   Rank pair[kShortPiece];
   static_assert(kShortPiece <= 255, "offsets are bytes");
+  // The scans below read the first 8 or 16 pairs whatever the size: past it, no pair.
+  static_assert(kShortPiece >= 16);
+  std::fill(pair, pair + 16, kNoRank);
   for (std::size_t i = 0; i < size; ++i) {
     next[i] = static_cast<std::uint8_t>(i + 1);
     prev[i] = static_cast<std::uint8_t>(i - 1);  // wraps for i == 0; never read there
@@ -142,15 +176,14 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
     pair[i] = i + 1 < size ? ranks.find(data + i, 2) : kNoRank;
   }
   for (;;) {
-    // Conditional moves, not a branch: where the pieces are new words of random letters, which
-    // pair is the lowest so far follows no pattern a predictor learns.
-    std::size_t best = 0;
-    Rank lowest = pair[0];
-    for (std::size_t i = 1; i + 1 < size; ++i) {
-      const Rank rank = pair[i];
-      best = rank < lowest ? i : best;
-      lowest = rank < lowest ? rank : lowest;
-    }
+    std::size_t best;
+    Rank lowest;
+    if (size <= 9)
+      lowest_pair<8>(pair, size, best, lowest);
+    else if (size <= 17)
+      lowest_pair<16>(pair, size, best, lowest);
+    else
+      lowest_pair<0>(pair, size, best, lowest);
     if (lowest == kNoRank) break;
     // Merge part best with the part after it, [next[best], end).
     const std::size_t end = next[next[best]];
@@ -159,11 +192,11 @@ void BytePairEncoder::encode_short(const std::uint8_t* data, std::size_t size, s
     next[best] = static_cast<std::uint8_t>(end);
     if (end < size) {
       prev[end] = static_cast<std::uint8_t>(best);
-      pair[best] = ranks.find_filtered(data + best, next[end] - best);
+      pair[best] = ranks.find_filtered_padded(data + best, next[end] - best);
     } else {
       pair[best] = kNoRank;
     }
-    if (best > 0) pair[prev[best]] = ranks.find_filtered(data + prev[best], end - prev[best]);
+    if (best > 0) pair[prev[best]] = ranks.find_filtered_padded(data + prev[best], end - prev[best]);
   }
   for (std::size_t i = 0; i < size; i = next[i]) out.push_back(part[i]);
 }
