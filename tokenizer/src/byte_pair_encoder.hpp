@@ -131,8 +131,9 @@ class BytePairEncoder {
   const LongPieceIndex* long_pieces_;
   PieceMemoPool::Lease memo_lease_;
   PieceMemo* memo_ = nullptr;  // memo_lease_.memo() while it pays (count_memo_miss): every piece asks for it
-  // The trial's window: from this address to the end of the last piece the memo lacked, whose
-  // pieces the memo lacked this many bytes of. The first miss of a call opens it at that piece.
+  // The trial's window (count_memo_miss) starts at this address, at the call's first missed piece
+  // or after the last window's end, and reaches to the end of the latest missed piece; that many
+  // of its bytes lay in pieces the memo lacked.
   std::uintptr_t memo_window_start_ = UINTPTR_MAX;
   std::size_t memo_missed_bytes_ = 0;
   bool memo_lacked_before_ = false;  // whether the window before this one lacked more than 3/8
