@@ -227,10 +227,11 @@ PYBIND11_MODULE(tokbench, m) {
       .def("encode_to_numpy", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
         return to_array(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all,
-      "encode, as a numpy array of uint32 that owns the ids (no copy).")
+      "encode, as a numpy array of uint32: up to 1,024 ids copied into an array numpy owns, more handed\n"
+      "over without a copy.")
       .def("encode_ordinary_to_numpy", [](const Encoding& e, py::handle text) {
         return to_array(e.encode_ordinary(Utf8Text(text).view()));
-      }, py::arg("text"), "encode_ordinary, as a numpy array of uint32 that owns the ids (no copy).")
+      }, py::arg("text"), "encode_ordinary, as encode_to_numpy gives them.")
       .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
         return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), py::set(), py::tuple())));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
@@ -240,7 +241,7 @@ PYBIND11_MODULE(tokbench, m) {
           out.append(to_array(std::move(ids)));
         return out;
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8,
-      "encode_ordinary_batch, each document's ids as a numpy array of uint32 that owns them (no copy).")
+      "encode_ordinary_batch, each document's ids as encode_to_numpy gives them.")
       .def("encode_batch", [](const Encoding& e, py::handle texts, int threads, py::handle allowed, py::handle disallowed) {
         return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8, py::arg("allowed_special") = none,

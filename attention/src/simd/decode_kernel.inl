@@ -469,15 +469,32 @@ template <class F>
   if (r < rows) f.template operator()<1>(r);
 }
 
+// A task's inputs: the first of its rows of Q (a group's rows are contiguous in Q: those of the
+// group's heads, each head's seq_q in turn), and its group's K and V.
+template <class Element>
+struct TaskInputs {
+  const Element* q;
+  const Element* k;
+  const Element* v;
+};
+template <class Element>
+TaskInputs<Element> task_inputs(const ElementFlashCall<Element>& call, const DecodeTask& task) {
+  const AttentionShape& s = call.shape;
+  const std::size_t group_heads = s.heads / s.kv_heads;
+  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
+  return {call.q + (first_head * s.seq_q + task.first_row) * s.head_dim, call.k + task.group * s.seq_k * s.head_dim,
+          call.v + task.group * s.seq_k * s.value_dim};
+}
+
 // The task with flash's register blocks (the task's rows at least kBlockColumns).
 template <class Element>
 void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of<Element>(s);
-  const std::size_t group_heads = s.heads / s.kv_heads;
-  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
-  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
+  const TaskInputs<Element> inputs = task_inputs(call, task);
+  const Element* const q = inputs.q;
+  const Element* const k = inputs.k;
+  const Element* const v = inputs.v;
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const outputs = scratch + l.outputs;
@@ -488,9 +505,7 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   const std::size_t groups = round_up(task.rows, kBlockColumns) / kBlockColumns;
   const std::size_t blocks = round_up(task.rows, kBlockRows) / kBlockRows;
 
-  // The rows are contiguous in Q: those of the group's heads, each head's seq_q in turn.
-  pack_queries(call.q + (first_head * s.seq_q + task.first_row) * s.head_dim, task.rows, groups, s.head_dim,
-               call.query_factor, queries);
+  pack_queries(q, task.rows, groups, s.head_dim, call.query_factor, queries);
   // P V of the last block may read weight columns past the last group, which no score fills.
   for (std::size_t j = 0; j < kKeyTile; ++j)
     for (std::size_t r = groups * kBlockColumns; r < blocks * kBlockRows; ++r) scores[j * kQueryTile + r] = 0.0f;
@@ -583,23 +598,21 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   using P = FewRowsProducts<Element>;
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of<Element>(s);
-  const std::size_t group_heads = s.heads / s.kv_heads;
-  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
-  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
+  const TaskInputs<Element> inputs = task_inputs(call, task);
+  const Element* const q = inputs.q;
+  const Element* const k = inputs.k;
+  const Element* const v = inputs.v;
   float* const queries = scratch + l.queries;
   float* const scores = scratch + l.scores;
   float* const rescale = scratch + l.rescale;
   float* const weights = scratch + l.weights;
   const Element* const zeros = reinterpret_cast<const Element*>(scratch + l.zero_values);
   for (std::size_t c = 0; c < s.value_dim; ++c) scratch[l.zero_values + c] = 0.0f;
-  // Row r of the task is query i of head first_head + g.
+  // Row r of the task is query query_of(r) of its head.
   const auto query_of = [&](std::size_t r) { return (task.first_row + r) % s.seq_q; };
-  const auto head_of = [&](std::size_t r) { return first_head + (task.first_row + r) / s.seq_q; };
 
   for (std::size_t r = 0; r < task.rows; ++r) {
-    P::pack_query(call.q + (head_of(r) * s.seq_q + query_of(r)) * s.head_dim, s.head_dim,
-                  queries + r * l.head_columns);
+    P::pack_query(q + r * s.head_dim, s.head_dim, queries + r * l.head_columns);
     task.row_max[r] = kMinusInfinity;
     task.row_sum[r] = 0.0f;
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
@@ -711,10 +724,10 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   using L = LaneProducts<Element>;
   const AttentionShape& s = call.shape;
   const DecodeLayout l = decode_layout_of<Element>(s);
-  const std::size_t group_heads = s.heads / s.kv_heads;
-  const std::size_t first_head = task.group / s.kv_heads * s.heads + task.group % s.kv_heads * group_heads;
-  const Element* const k = call.k + task.group * s.seq_k * s.head_dim;
-  const Element* const v = call.v + task.group * s.seq_k * s.value_dim;
+  const TaskInputs<Element> inputs = task_inputs(call, task);
+  const Element* const q = inputs.q;
+  const Element* const k = inputs.k;
+  const Element* const v = inputs.v;
   float* const queries = scratch + l.queries;  // Q^T, as L::pack_query packs it
   float* const scores = scratch + l.scores;  // S^T: a block's keys kQueryTile apart, as flash's
   float* const weight_pairs = scratch + l.weights;
@@ -725,8 +738,6 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   float* const zeros = scratch + l.zero_values;
   for (std::size_t d = 0; d < s.head_dim; ++d) scratch[l.zero_key + d] = 0.0f;
   for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
-  // The rows are contiguous in Q: those of the group's heads, each head's seq_q in turn.
-  const Element* const q = call.q + (first_head * s.seq_q + task.first_row) * s.head_dim;
   for (std::size_t r = 0; r < kWidth; ++r) {
     L::pack_query(q + r * s.head_dim, r, s.head_dim, call.query_factor, queries);
     row_max[r] = kMinusInfinity;
