@@ -17,6 +17,7 @@ BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* l
       // Behind a memo, the pieces looked up whole are the ones this thread has not met, far more
       // of them no token than of a text's pieces: the filter from the first lookup.
       whole_pieces_(ranks, memo_ != nullptr),
+      merger_(&best_short_piece_merger()),
       cache_(cache) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache(),
@@ -122,91 +123,12 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
   if (cache_) cache_->store(piece, out.data() + first, out.size() - first, overflow_);
 }
 
-namespace {
-
-// The offset and rank of the first lowest of the pairs pair[0 .. Pairs - 1] (Pairs not 0, the
-// pairs from size - 1 on kNoRank) or pair[0 .. size - 2] (Pairs 0). Conditional moves, not a
-// branch: where the pieces are new words of random letters, which pair is the lowest so far
-// follows no pattern a predictor learns.
-template <std::size_t Pairs>
-[[gnu::always_inline]] inline void lowest_pair(const Rank* pair, std::size_t size, std::size_t& best, Rank& lowest) {
-  const std::size_t pairs = Pairs != 0 ? Pairs : size - 1;
-  best = 0;
-  lowest = pair[0];
-#pragma GCC unroll 16
-  for (std::size_t i = 1; i < pairs; ++i) {
-    const Rank rank = pair[i];
-    best = rank < lowest ? i : best;
-    lowest = rank < lowest ? rank : lowest;
-  }
-}
-
-// tiktoken's own loop: each round scans for the lowest-ranked adjacent pair, merges it and
-// re-ranks its two neighbouring pairs. O(n^2), all in registers and a cache line or two for the
-// short pieces it serves. Parts stay where they started: part i spans [i, next[i]) and a merge
-// unlinks the right part instead of shifting the arrays after it (three memmove calls a merge).
-// Pairs is 8 or 16 for a piece of at most Pairs + 1 bytes, whose set-up and scans then run a count
-// known when compiling, with no loop end for the branch predictor to guess; 0 for a longer one.
-template <std::size_t Pairs>
-void merge_short(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out) {
-  static_assert(Pairs + 1 <= BytePairEncoder::kShortPiece);
-  constexpr std::size_t kMost = BytePairEncoder::kShortPiece;
-  // The piece copied, then 8 zero bytes: every key in it may be read with one load and a mask
-  // (find_filtered_padded), where load_head branches on the key's size, which follows no pattern
-  // from one merge to the next; and the set-up below may read pairs past the piece's end, up to
-  // offset Pairs + 1: within the zeros, for a piece given Pairs has at least Pairs - 6 bytes.
-  std::uint8_t data[kMost + 8];
-  std::memcpy(data, piece, size);
-  std::memset(data + size, 0, 8);
-  // For a live part i: part[i] is its rank, prev[i] the previous live part's offset (i > 0), and
-  // pair[i] the rank of it and the next part together, kNoRank if that is no token or there is
-  // no next part. pair[i] is kNoRank for a merged-away part too, so a scan may run over every
-  // offset and still see only live pairs: the first minimum is the leftmost live one. Offsets
-  // from size on are set up too where Pairs is not 0, never live.
-  std::uint8_t next[kMost];
-  std::uint8_t prev[kMost];
-  Rank part[kMost];
-  Rank pair[kMost];
-  static_assert(kMost <= 255, "offsets are bytes");
-  const std::size_t offsets = Pairs != 0 ? Pairs + 1 : size;
-#pragma GCC unroll 32
-  for (std::size_t i = 0; i < offsets; ++i) {
-    next[i] = static_cast<std::uint8_t>(i + 1);
-    prev[i] = static_cast<std::uint8_t>(i - 1);  // wraps for i == 0; never read there
-    part[i] = ranks.byte_rank(data[i]);
-    const Rank rank = ranks.find(data + i, 2);
-    pair[i] = i + 1 < size ? rank : kNoRank;
-  }
-  for (;;) {
-    std::size_t best;
-    Rank lowest;
-    lowest_pair<Pairs>(pair, size, best, lowest);
-    if (lowest == kNoRank) break;
-    // Merge part best with the part after it, [next[best], end).
-    const std::size_t end = next[next[best]];
-    part[best] = lowest;
-    pair[next[best]] = kNoRank;
-    next[best] = static_cast<std::uint8_t>(end);
-    if (end < size) {
-      prev[end] = static_cast<std::uint8_t>(best);
-      pair[best] = ranks.find_filtered_padded(data + best, next[end] - best);
-    } else {
-      pair[best] = kNoRank;
-    }
-    if (best > 0) pair[prev[best]] = ranks.find_filtered_padded(data + prev[best], end - prev[best]);
-  }
-  for (std::size_t i = 0; i < size; i = next[i]) out.push_back(part[i]);
-}
-
-}  // namespace
-
 void BytePairEncoder::encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out) {
-  if (size <= 9)
-    merge_short<8>(*ranks_, piece, size, out);
-  else if (size <= 17)
-    merge_short<16>(*ranks_, piece, size, out);
-  else
-    merge_short<0>(*ranks_, piece, size, out);
+  static_assert(kShortPiece <= kMaxShortMerge);
+  Rank ids[kMaxShortMerge];
+  const std::size_t count =
+      size <= merger_->max_size ? merger_->merge(*ranks_, piece, size, ids) : merge_short_scalar(*ranks_, piece, size, ids);
+  out.insert(out.end(), ids, ids + count);
 }
 
 // Long pieces (a megabyte of one letter is a single piece) go to LongPieceEncoder, linear in

@@ -7,6 +7,7 @@
 
 #include "merge_queue.hpp"
 #include "piece_memo.hpp"
+#include "short_piece_merger.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 #include "whole_piece_lookup.hpp"
@@ -138,6 +139,8 @@ class BytePairEncoder {
   std::size_t memo_missed_bytes_ = 0;
   bool memo_lacked_before_ = false;  // whether the window before this one lacked more than 3/8
   WholePieceLookup whole_pieces_;
+  // Merges the pieces up to its max_size bytes; longer short pieces go to merge_short_scalar.
+  const ShortPieceMerger* merger_;
   std::unique_ptr<LongPieceEncoder> long_encoder_;  // created for the first long piece it takes
   // Merged pieces are looked up in the cache and stored there while at least 1 in 16 of them is
   // found there, counted over windows of kTrialWindow lookups: text whose words do not recur

@@ -82,6 +82,10 @@ class RankTable {
 
   // Rank of the single byte b, or kNoRank.
   Rank byte_rank(std::uint8_t b) const { return small_ranks_[small_index(b, 1)]; }
+  // The ranks of every key of one or two bytes, kNoRank where none, for vector gathers: the key
+  // b0 b1 at index b0 | b1 << 8, the key b at kSmallByteIndex + b.
+  const Rank* small_ranks() const { return small_ranks_.get(); }
+  static constexpr std::uint32_t kSmallByteIndex = 1 << 16;
 
   std::size_t size() const { return count_; }
   // One past the largest rank present.
@@ -232,7 +236,7 @@ class RankTable {
   static constexpr std::size_t kSmallKeys = (1 << 16) + 256;
   static_assert(kNoRank == ~Rank{0}, "small_ranks_ is filled with 0xFF bytes");
   static std::size_t small_index(std::uint64_t head, std::size_t size) {
-    return static_cast<std::size_t>(head | std::uint64_t{size & 1} << 16);
+    return static_cast<std::size_t>(head | std::uint64_t{size & 1} << 16);  // kSmallByteIndex for one byte
   }
   static std::unique_ptr<Rank[]> no_small_ranks() {
     std::unique_ptr<Rank[]> ranks(new Rank[kSmallKeys]);

@@ -1,0 +1,107 @@
+// The merge of short pieces compiled for avx512bw (see short_piece_merger.hpp): a piece of up to 32
+// bytes has at most 32 parts, so its parts' ranks and its pairs' ranks each fit one or two vectors
+// of 16 32-bit lanes, lane i for the part that starts at byte i, as merge_short_scalar's arrays are
+// laid out. The set-up is gathers, the lowest pair a reduction and a compare, the part list a
+// bitmask; only the two lookups of a merge's new pairs are scalar. The merge is flattened: every
+// RankTable function it calls is inlined into it, for a copy compiled out of line here, for this
+// ISA, could be the one the linker keeps for the whole program (`nm` shows none).
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "short_piece_merger.hpp"
+
+namespace tokenizer::simd::avx512bw {
+
+namespace {
+
+constexpr std::size_t kLanes = 16;
+
+// Lane i of each vector: `value` where bit i of `lanes` (bit 16 + i for the second vector) is set.
+template <std::size_t Vectors>
+[[gnu::always_inline]] inline void set_lanes(__m512i (&v)[Vectors], std::uint64_t lanes, Rank value) {
+  for (std::size_t k = 0; k < Vectors; ++k)
+    v[k] = _mm512_mask_set1_epi32(v[k], static_cast<__mmask16>(lanes >> (kLanes * k)), static_cast<int>(value));
+}
+
+// A piece of 2 to 16 * Vectors bytes.
+template <std::size_t Vectors>
+[[gnu::flatten]] std::size_t merge_vectors(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, Rank* out) {
+  constexpr std::size_t kBytes = kLanes * Vectors;
+  // Bit i for each byte offset i of the piece.
+  const std::uint64_t in_piece = (std::uint64_t{1} << size) - 1;
+  // The piece, zero-padded to kBytes + 16 bytes: a key that starts at any offset may be read with
+  // one 8-byte load (RankTable::find_filtered_padded), and byte i + 1 is there for every lane i;
+  // the masked loads read nothing past the piece.
+  __m128i bytes[Vectors + 1];
+  alignas(16) std::uint8_t data[kBytes + kLanes];
+  for (std::size_t k = 0; k <= Vectors; ++k) {
+    bytes[k] = k < Vectors ? _mm_maskz_loadu_epi8(static_cast<__mmask16>(in_piece >> (kLanes * k)), piece + kLanes * k)
+                           : _mm_setzero_si128();
+    _mm_store_si128(reinterpret_cast<__m128i*>(data + kLanes * k), bytes[k]);
+  }
+  // part: lane i the rank of the part that starts at byte i. pair: lane i the rank of live part i
+  // and the next part together, kNoRank if that is no token, if part i is the last, or if it is no
+  // live part (merged away, or past the piece), so the first lowest lane is the leftmost lowest
+  // pair. The ranks of one byte b sit at kSmallByteIndex + b of the small table, those of two
+  // bytes b0 b1 at b0 | b1 << 8; pairs start at offsets 0 to size - 2.
+  const Rank* small = ranks.small_ranks();
+  const __m512i no_rank = _mm512_set1_epi32(-1);
+  static_assert(kNoRank == ~Rank{0}, "a lane of every bit set is no pair");
+  __m512i part[Vectors], pair[Vectors];
+  for (std::size_t k = 0; k < Vectors; ++k) {
+    const __m512i first = _mm512_cvtepu8_epi32(bytes[k]);
+    const __m512i second = _mm512_cvtepu8_epi32(_mm_alignr_epi8(bytes[k + 1], bytes[k], 1));
+    part[k] = _mm512_i32gather_epi32(_mm512_or_si512(first, _mm512_set1_epi32(RankTable::kSmallByteIndex)), small, 4);
+    pair[k] = _mm512_mask_i32gather_epi32(no_rank, static_cast<__mmask16>((in_piece >> 1) >> (kLanes * k)),
+                                          _mm512_or_si512(first, _mm512_slli_epi32(second, 8)), small, 4);
+  }
+  // Bit i set where a live part starts, and bit `size` always: the end of the last part. Part 0
+  // never goes, so every part after the first has a live part before it.
+  std::uint64_t live = in_piece | std::uint64_t{1} << size;
+  for (;;) {
+    __m512i lowest_lanes = pair[0];
+    for (std::size_t k = 1; k < Vectors; ++k) lowest_lanes = _mm512_min_epu32(lowest_lanes, pair[k]);
+    const Rank lowest = _mm512_reduce_min_epu32(lowest_lanes);
+    if (lowest == kNoRank) break;
+    const __m512i wanted = _mm512_set1_epi32(static_cast<int>(lowest));
+    std::uint64_t equal = 0;
+    for (std::size_t k = 0; k < Vectors; ++k)
+      equal |= std::uint64_t{_mm512_cmpeq_epi32_mask(pair[k], wanted)} << (kLanes * k);
+    const unsigned best = static_cast<unsigned>(_tzcnt_u64(equal));
+    // Part best absorbs the part after it, `gone`; `end` is then where best ends.
+    const std::uint64_t above_best = ~std::uint64_t{0} << (best + 1);
+    const unsigned gone = static_cast<unsigned>(_tzcnt_u64(live & above_best));
+    live ^= std::uint64_t{1} << gone;
+    const unsigned end = static_cast<unsigned>(_tzcnt_u64(live & above_best));
+    set_lanes(part, std::uint64_t{1} << best, lowest);
+    Rank right = kNoRank;
+    if (end < size) {
+      const auto after_end = static_cast<unsigned>(_tzcnt_u64(live & (~std::uint64_t{0} << (end + 1))));
+      right = ranks.find_filtered_padded(data + best, after_end - best);
+    }
+    set_lanes(pair, std::uint64_t{1} << gone, kNoRank);
+    set_lanes(pair, std::uint64_t{1} << best, right);
+    if (best > 0) {
+      const auto before = static_cast<unsigned>(63 - _lzcnt_u64(live & ((std::uint64_t{1} << best) - 1)));
+      set_lanes(pair, std::uint64_t{1} << before, ranks.find_filtered_padded(data + before, end - before));
+    }
+  }
+  // The live parts' ranks, in order, to the first places of out, which has room for kBytes.
+  const std::uint64_t parts = live & in_piece;
+  std::size_t count = 0;
+  for (std::size_t k = 0; k < Vectors; ++k) {
+    const auto lanes = static_cast<__mmask16>(parts >> (kLanes * k));
+    _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi32(lanes, part[k]));
+    count += static_cast<std::size_t>(_mm_popcnt_u32(lanes));
+  }
+  return count;
+}
+
+}  // namespace
+
+std::size_t merge_short(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, Rank* out) {
+  return size <= kLanes ? merge_vectors<1>(ranks, piece, size, out) : merge_vectors<2>(ranks, piece, size, out);
+}
+
+}  // namespace tokenizer::simd::avx512bw
