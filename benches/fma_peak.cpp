@@ -17,6 +17,7 @@
 #include "benches.hpp"
 #include "guarded_benchmark.hpp"
 #include "isa/isa.hpp"
+#include "simd/flash_kernels.hpp"
 
 namespace benches {
 
@@ -58,8 +59,12 @@ const FmaKernel& best_kernel() {
   return best;
 }
 
+// The calibration of the ISA whose bfloat16 kernels the library runs: vdpbf16ps only where it
+// chose them (attention::simd::best_bf16_flash_isa), else the float kernel of that level.
 const FmaKernel& best_bf16_kernel() {
-  static const FmaKernel& best = isa::widest_usable(std::span<const FmaKernel>(kBf16Kernels));
+  static const FmaKernel& best = *std::find_if(std::begin(kBf16Kernels), std::end(kBf16Kernels), [](const FmaKernel& k) {
+    return k.isa == attention::simd::best_bf16_flash_isa().isa;
+  });
   return best;
 }
 

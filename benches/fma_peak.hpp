@@ -16,8 +16,9 @@ double fma_peak_gflops();
 std::string_view fma_peak_isa();
 
 // The bfloat16 peak in GFLOP/s, measured as fma_peak_gflops: chains of vdpbf16ps (two products
-// and two additions per float lane) where the CPU has AVX512-BF16, else the float peak, as the
-// bfloat16 kernels then multiply in float. The yardstick of the bfloat16 SDPA benchmarks.
+// and two additions per float lane) where the library runs its AVX512-BF16 kernels (the CPU has
+// them and they pay: attention::simd::best_bf16_flash_isa), else the float peak, as the bfloat16
+// kernels then multiply in float. The yardstick of the bfloat16 SDPA benchmarks.
 double bf16_peak_gflops();
 // "avx512bf16", or fma_peak_isa().
 std::string_view bf16_peak_isa();

@@ -266,13 +266,33 @@ TEST(Bf16Registry, ListsReferenceThenFlashThenDecode) {
   EXPECT_EQ(find_cpu_bf16_implementation("flash"), nullptr);
 }
 
-TEST(Bf16FlashIsas, BestIsTheFirstUsable) {
-  for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas()) {
-    if (!isa::is_usable(entry.isa)) continue;
-    EXPECT_EQ(&simd::best_bf16_flash_isa(), &entry);
+// The first usable, unless that is avx512bf16 and its products do not pay on this CPU: then the
+// next, avx512f, which widens.
+TEST(Bf16FlashIsas, BestIsTheFirstUsableWhoseProductsPay) {
+  const auto all = simd::all_bf16_flash_isas();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!isa::is_usable(all[i].isa)) continue;
+    const bool gives_way = all[i].isa == isa::Isa::avx512bf16 && !simd::bfloat16_pairs_pay_off();
+    ASSERT_TRUE(!gives_way || (i + 1 < all.size() && all[i + 1].isa == isa::Isa::avx512f));
+    EXPECT_EQ(&simd::best_bf16_flash_isa(), &all[gives_way ? i + 1 : i]);
     return;
   }
   FAIL() << "no usable ISA, not even sse2";
+}
+
+// Each probe runs and counts products, so that the choice above compares like with like.
+TEST(Bf16FlashIsas, ProbesCountTheirProducts) {
+  for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas()) {
+    if (!isa::cpu_supports(entry.isa)) continue;
+    if (entry.isa == isa::Isa::avx512bf16) {
+      EXPECT_EQ(entry.kernels->products_per_round(), 2u * 16u * 12u);  // two a lane, 12 chains
+    } else {
+      EXPECT_GT(entry.kernels->products_per_round(), 0u);
+    }
+    // 1,000 rounds of 2^-12 x 1 into each lane of 12 accumulators: their sum is exact in float.
+    const float sum = entry.kernels->run_product_rounds(1000, 1.0f);
+    EXPECT_FLOAT_EQ(sum, 1000.0f / 4096.0f * static_cast<float>(entry.kernels->products_per_round()));
+  }
 }
 
 class Bf16Agreement : public ::testing::TestWithParam<std::tuple<Bf16Runner, SdpaCase>> {};

@@ -1,5 +1,8 @@
 #include "flash_kernels.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 namespace attention::simd {
 
 namespace {
@@ -28,8 +31,47 @@ const FlashIsa& best_flash_isa() {
 
 std::span<const Bf16FlashIsa> all_bf16_flash_isas() { return kBf16Isas; }
 
+namespace {
+
+const Bf16FlashIsa& bf16_isa(isa::Isa level) {
+  return *std::find_if(std::begin(kBf16Isas), std::end(kBf16Isas), [&](const Bf16FlashIsa& e) { return e.isa == level; });
+}
+
+// Products a nanosecond of each kernel's probe on this thread, the best of kRuns runs of about 0.1
+// ms each taken in turns, so that a moment when the VM is slow, or the core still wakes up to
+// AVX-512, weighs on neither more than the other.
+bool pairs_faster(const Bf16FlashKernels& pairs, const Bf16FlashKernels& widened) {
+  constexpr int kRuns = 7;
+  constexpr std::uint64_t kRounds = std::uint64_t{1} << 13;
+  const auto rate = [](const Bf16FlashKernels& k) {
+    const auto start = std::chrono::steady_clock::now();
+    volatile float sink = k.run_product_rounds(kRounds, 1.0f);
+    static_cast<void>(sink);
+    const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+    return static_cast<double>(k.products_per_round() * kRounds) / elapsed.count();
+  };
+  double best_pairs = 0, best_widened = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    best_pairs = std::max(best_pairs, rate(pairs));
+    best_widened = std::max(best_widened, rate(widened));
+  }
+  return best_pairs >= kPairsMargin * best_widened;
+}
+
+}  // namespace
+
+bool bfloat16_pairs_pay_off() {
+  static const bool pays =
+      isa::is_usable(isa::Isa::avx512bf16) &&
+      pairs_faster(*bf16_isa(isa::Isa::avx512bf16).kernels, *bf16_isa(isa::Isa::avx512f).kernels);
+  return pays;
+}
+
 const Bf16FlashIsa& best_bf16_flash_isa() {
-  static const Bf16FlashIsa& best = isa::widest_usable(all_bf16_flash_isas());
+  static const Bf16FlashIsa& best = [&]() -> const Bf16FlashIsa& {
+    const Bf16FlashIsa& widest = isa::widest_usable(all_bf16_flash_isas());
+    return widest.isa != isa::Isa::avx512bf16 || bfloat16_pairs_pay_off() ? widest : bf16_isa(isa::Isa::avx512f);
+  }();
   return best;
 }
 

@@ -800,19 +800,22 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
 
 #include "decode_kernel.inl"
+#include "product_rounds.inl"
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
 #if defined(__AVX512BF16__)
 const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::bfloat16_pairs>,
                                             attend<Products::bfloat16_pairs>, kDecodeTaskRows,
-                                            decode_thread_floats<bfloat16>, decode<bfloat16>};
+                                            decode_thread_floats<bfloat16>, decode<bfloat16>,
+                                            products_per_round, run_product_rounds};
 #else
 const FlashKernels kFlashKernels = {kQueryTile,      thread_floats<Products::floats>, attend<Products::floats>,
                                     kDecodeTaskRows, decode_thread_floats<float>,    decode<float>};
 const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::widened_bfloat16>,
                                             attend<Products::widened_bfloat16>, kDecodeTaskRows,
-                                            decode_thread_floats<bfloat16>, decode<bfloat16>};
+                                            decode_thread_floats<bfloat16>, decode<bfloat16>,
+                                            products_per_round, run_product_rounds};
 #endif
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "attention/attention_problem.hpp"
@@ -75,6 +76,10 @@ struct Bf16FlashKernels {
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
+  // A probe of the kernels' products (product_rounds.inl): bfloat16 products a round, and the
+  // rounds themselves, for best_bf16_flash_isa to time.
+  std::uint64_t (*products_per_round)();
+  float (*run_product_rounds)(std::uint64_t rounds, float seed);
 };
 
 // Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone: the float
@@ -108,8 +113,16 @@ using Bf16FlashIsa = IsaKernels<Bf16FlashKernels>;
 std::span<const FlashIsa> all_flash_isas();
 // The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const FlashIsa& best_flash_isa();
-// The same for the bfloat16 kernels: avx512bf16, avx512f, avx2, sse2.
+// The same for the bfloat16 kernels: avx512bf16, avx512f, avx2, sse2. The widest usable, except
+// that avx512bf16 gives way to avx512f where its products are not kPairsMargin times as fast on
+// this CPU (bfloat16_pairs_pay_off): vdpbf16ps takes two products a lane, but some CPUs issue it
+// at half the rate of an FMA, and then the widening kernels are faster (docs/sdpa.md).
 std::span<const Bf16FlashIsa> all_bf16_flash_isas();
 const Bf16FlashIsa& best_bf16_flash_isa();
+inline constexpr double kPairsMargin = 1.5;
+// Whether this CPU's vdpbf16ps gives at least kPairsMargin times avx512f's FMA products a
+// nanosecond, timed once on the calling thread (a few milliseconds); false where avx512bf16 is
+// not usable.
+bool bfloat16_pairs_pay_off();
 
 }  // namespace attention::simd
