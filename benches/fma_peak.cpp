@@ -21,50 +21,37 @@
 
 namespace benches {
 
-// The entry points of each per-ISA translation unit (fma_peak_<isa>.cpp).
-#define BENCHES_DECLARE_FMA_KERNEL(isa)                 \
-  namespace fma_peak::isa {                             \
-  std::uint64_t flops_per_round();                      \
-  float run_rounds(std::uint64_t rounds, float seed);   \
-  }
-BENCHES_DECLARE_FMA_KERNEL(avx512bf16)
-BENCHES_DECLARE_FMA_KERNEL(avx512f)
-BENCHES_DECLARE_FMA_KERNEL(avx2)
-BENCHES_DECLARE_FMA_KERNEL(sse2)
-#undef BENCHES_DECLARE_FMA_KERNEL
-
 namespace {
 
+// A calibration kernel: the product probe of the attention library's bfloat16 kernels of one ISA
+// (attention/src/simd/product_rounds.inl), chains of vdpbf16ps at the avx512bf16 level and of FMAs
+// at the others, where the float kernels of the same level take their products the same way.
 struct FmaKernel {
-  isa::Isa isa;
-  // Flops of one round: one FMA on every chain.
-  std::uint64_t (*flops_per_round)();
+  const attention::simd::Bf16FlashIsa* entry;
+
+  isa::Isa isa() const { return entry->isa; }
+  // Flops of one round: a multiply and an add a product.
+  std::uint64_t flops_per_round() const { return 2 * entry->kernels->products_per_round(); }
   // Runs `rounds` rounds from `seed` (of order one) and returns a sum of every chain, so that no
   // round can be elided.
-  float (*run_rounds)(std::uint64_t rounds, float seed);
+  float run_rounds(std::uint64_t rounds, float seed) const { return entry->kernels->run_product_rounds(rounds, seed); }
 };
 
-// Widest first. The bfloat16 peak is that of vdpbf16ps where the CPU has AVX512-BF16, else the
-// float one: the bfloat16 kernels then widen to float.
-constexpr FmaKernel kBf16Kernels[] = {
-    {isa::Isa::avx512bf16, fma_peak::avx512bf16::flops_per_round, fma_peak::avx512bf16::run_rounds},
-    {isa::Isa::avx512f, fma_peak::avx512f::flops_per_round, fma_peak::avx512f::run_rounds},
-    {isa::Isa::avx2, fma_peak::avx2::flops_per_round, fma_peak::avx2::run_rounds},
-    {isa::Isa::sse2, fma_peak::sse2::flops_per_round, fma_peak::sse2::run_rounds},
-};
-constexpr std::span<const FmaKernel> kFloatKernels = std::span(kBf16Kernels).subspan(1);
+const attention::simd::Bf16FlashIsa& entry_of(isa::Isa level) {
+  const auto all = attention::simd::all_bf16_flash_isas();
+  return *std::find_if(all.begin(), all.end(), [&](const attention::simd::Bf16FlashIsa& e) { return e.isa == level; });
+}
 
+// The float peak: the probe at the level of the float kernels the library runs.
 const FmaKernel& best_kernel() {
-  static const FmaKernel& best = isa::widest_usable(kFloatKernels);
+  static const FmaKernel best{&entry_of(attention::simd::best_flash_isa().isa)};
   return best;
 }
 
-// The calibration of the ISA whose bfloat16 kernels the library runs: vdpbf16ps only where it
+// The bfloat16 peak: the probe of the bfloat16 kernels the library runs, vdpbf16ps only where it
 // chose them (attention::simd::best_bf16_flash_isa), else the float kernel of that level.
 const FmaKernel& best_bf16_kernel() {
-  static const FmaKernel& best = *std::find_if(std::begin(kBf16Kernels), std::end(kBf16Kernels), [](const FmaKernel& k) {
-    return k.isa == attention::simd::best_bf16_flash_isa().isa;
-  });
+  static const FmaKernel best{&attention::simd::best_bf16_flash_isa()};
   return best;
 }
 
@@ -115,7 +102,7 @@ void fma_peak_benchmark(benchmark::State& state, const FmaKernel* chosen) {
   for (auto _ : state) run_on_arena(kernel, work);
   state.counters["GFLOPS"] =
       benchmark::Counter(work.flops(kernel) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(isa::name(kernel.isa)) + ", " + std::to_string(arena_threads()) + " threads");
+  state.SetLabel(std::string(isa::name(kernel.isa())) + ", " + std::to_string(arena_threads()) + " threads");
 }
 
 }  // namespace
@@ -125,15 +112,15 @@ double fma_peak_gflops() {
   return peak;
 }
 
-std::string_view fma_peak_isa() { return isa::name(best_kernel().isa); }
+std::string_view fma_peak_isa() { return isa::name(best_kernel().isa()); }
 
 double bf16_peak_gflops() {
-  static const double peak = &best_bf16_kernel() == &best_kernel() ? fma_peak_gflops()
+  static const double peak = best_bf16_kernel().entry == best_kernel().entry ? fma_peak_gflops()
                                                                     : measure_peak_gflops(best_bf16_kernel());
   return peak;
 }
 
-std::string_view bf16_peak_isa() { return isa::name(best_bf16_kernel().isa); }
+std::string_view bf16_peak_isa() { return isa::name(best_bf16_kernel().isa()); }
 
 void register_calibration_benchmarks() {
   register_guarded("calibration/fma_peak", fma_peak_benchmark, &best_kernel())->UseRealTime();

@@ -76,8 +76,8 @@ struct Bf16FlashKernels {
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);
-  // A probe of the kernels' products (product_rounds.inl): bfloat16 products a round, and the
-  // rounds themselves, for best_bf16_flash_isa to time.
+  // A probe of how the kernels take products (product_rounds.inl): products a round, and the
+  // rounds themselves, for best_bf16_flash_isa and the benchmarks' calibrations to time.
   std::uint64_t (*products_per_round)();
   float (*run_product_rounds)(std::uint64_t rounds, float seed);
 };

@@ -1,15 +1,18 @@
-// The body of a per-ISA probe of how fast bfloat16 products go, included by flash_kernel.inl in
-// its translation unit and namespaces (Floats, multiply_add). Where AVX512-BF16 is there, a round
-// is a vdpbf16ps on each of kProductChains independent accumulators (two products a lane); else
-// an FMA on each (one product a lane, as the widening kernels take them). The caller times it
-// (flash_isas.cpp): no clock here, whose standard-library inline functions would be compiled for
-// this ISA.
+// The body of a per-ISA probe of how fast this ISA's kernels take products, included by
+// flash_kernel.inl in its translation unit and namespaces (Floats, multiply_add). Where AVX512-BF16
+// is there, a round is a vdpbf16ps on each of kProductChains independent accumulators (two
+// products a lane); else an FMA on each (one product a lane, as the float kernels and the widening
+// bfloat16 kernels take them). Its callers time it: flash_isas.cpp, to choose the bfloat16
+// kernels, and build/benches, whose calibration/fma_peak and bf16_peak are these chains on every
+// thread. No clock here, whose standard-library inline functions would be compiled for this ISA.
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
 namespace {
 
-// Enough chains to keep two pipes of four cycles' latency busy, with registers to spare on AVX2.
+// Independent chains in flight. A core starts two FMAs a cycle, each with a latency of four cycles
+// (Zen 4; Intel since Skylake), so eight chains keep both pipes busy; twelve leave room for the
+// loop's own instructions and still fit AVX2's 16 vector registers beside the two operands.
 constexpr std::size_t kProductChains = 12;
 
 std::uint64_t products_per_round() {
@@ -20,8 +23,10 @@ std::uint64_t products_per_round() {
 #endif
 }
 
-// `rounds` rounds; returns a sum of the accumulators so that none is optimised away. The
-// operands are small enough that no accumulator overflows in any count of rounds a probe takes.
+// `rounds` rounds from `seed` (of order one); returns a sum of the accumulators so that no round
+// is optimised away. Each round adds products 2^-12 x seed (seed cut to bfloat16 for vdpbf16ps):
+// normal floats that grow by at most 2^-9 a round for seeds up to 8, far from overflowing in any
+// count of rounds a calibration takes, and the compiler cannot know them.
 float run_product_rounds(std::uint64_t rounds, float seed) {
 #if defined(__AVX512BF16__)
   const auto pairs_of = [](float x) {
