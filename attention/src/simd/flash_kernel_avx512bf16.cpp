@@ -7,7 +7,4 @@
 // longer tile spreads each block's output loads, rescaling and stores over more of them
 // (measured: docs/sdpa.md, bfloat16).
 #define ATTENTION_SIMD_KEY_TILE 96
-// As in flash_kernel_avx512f.cpp: GCC 12's false positive on the lanes AVX-512 intrinsics leave
-// undefined on purpose.
-#pragma GCC diagnostic ignored "-Wuninitialized"
 #include "flash_kernel.inl"
