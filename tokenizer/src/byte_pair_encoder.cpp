@@ -1,7 +1,5 @@
 #include "byte_pair_encoder.hpp"
 
-#include <cstring>
-
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
 #include "tokenizer/tokenizer.hpp"
