@@ -13,13 +13,13 @@
 //
 // Three ways through a block, by the task's rows:
 //  - exactly kWidth rows without a mask (four queries of a group of four heads where a vector
-//    holds 16 floats), of floats or of bfloat16 pairs: the rows in the lanes of one vector, as
-//    flash's are, with flash's score_block (score_pairs) on that one vector and update_softmax,
-//    and P V as the few-rows way takes it (decode_lane_rows);
-//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; masked rows,
-//    or bfloat16 widened, of four queries where a vector holds 16 floats): both products take the
-//    rows in chunks of up to four, with
-//    no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
+//    holds 16 floats), of floats, of bfloat16 pairs, or of bfloat16 widened a block of keys at a
+//    time: the rows in the lanes of one vector, as flash's are, with flash's score_block
+//    (score_pairs) on that one vector and update_softmax, and P V as the few-rows way takes it
+//    (decode_lane_rows);
+//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; masked rows
+//    of four queries where a vector holds 16 floats): both products take the rows in chunks of
+//    up to four, with no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
 //    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
 //    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
 //    the block's keys in registers, a few chunks of columns at a time, each value chunk loaded
@@ -667,8 +667,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
 }
 
 // The task of exactly kWidth rows without a mask (four queries of a group of four heads where a
-// vector holds 16 floats), of floats, or of bfloat16 where the ISA has AVX512-BF16: the rows in
-// the lanes of one vector, as a flash group's columns are. The scores take one FMA (vdpbf16ps: a
+// vector holds 16 floats), of floats or of bfloat16: the rows in the lanes of one vector, as a flash group's columns are. The scores take one FMA (vdpbf16ps: a
 // pair of dimensions) a key and dimension, a broadcast key element against the vector of the
 // rows' query elements, with nothing to reduce (score_block or score_pairs on one vector of rows,
 // kBlockRows keys at a time); the online softmax runs down the keys for every row at once
@@ -676,15 +675,28 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
 // that task takes it (FewRowsProducts), each weight read down a row of S^T, or for bfloat16 each
 // pair of weights from S^T packed as flash packs them (pack_weight_pairs).
 //
-// How such a task packs its queries, takes its scores and packs its weights, by element type: a
-// policy with pack_query, score and weigh; none for bfloat16 without AVX512-BF16.
+// How such a task packs its queries, reads a block's keys, takes its scores and packs its weights,
+// by element type and ISA: a policy with Key, pack_query, block_keys, score and weigh.
 template <class Element>
 struct LaneProducts;
-template <>
-struct LaneProducts<float> {
-  // Q^T: head_dim rows of kWidth, times the query factor.
-  static void pack_query(const float* row, std::size_t r, std::size_t head_dim, float factor, float* queries) {
-    for (std::size_t d = 0; d < head_dim; ++d) queries[d * kWidth + r] = row[d] * factor;
+// The rows of kWidth floats that score_block takes: Q^T times the query factor, the keys as
+// floats. For floats the block's keys are read where they are; for bfloat16 without AVX512-BF16,
+// each block's keys are widened into the thread's scratch first, once for all the rows (with it,
+// the pairs below).
+template <class Element>
+struct FloatLaneProducts {
+  using Key = float;
+  static void pack_query(const Element* row, std::size_t r, std::size_t head_dim, float factor, float* queries) {
+    for (std::size_t d = 0; d < head_dim; ++d) queries[d * kWidth + r] = widen(row[d]) * factor;
+  }
+  // The block's `keys` key rows as score reads them, head_dim apart.
+  static const float* block_keys(const Element* k, std::size_t keys, std::size_t head_dim, float* key_block) {
+    if constexpr (std::is_same_v<Element, float>) {
+      return k;
+    } else {
+      widen_rows(k, keys, head_dim, head_dim, key_block, head_dim);
+      return key_block;
+    }
   }
   template <class Step>
   [[gnu::always_inline]] static void score(const float* const (&keys)[kBlockRows], const float* queries,
@@ -693,9 +705,16 @@ struct LaneProducts<float> {
   }
   static void weigh(const float*, std::size_t, float*) {}
 };
-#if defined(__AVX512BF16__)
+template <>
+struct LaneProducts<float> : FloatLaneProducts<float> {};
+#if !defined(__AVX512BF16__)
+template <>
+struct LaneProducts<bfloat16> : FloatLaneProducts<bfloat16> {};
+#else
 template <>
 struct LaneProducts<bfloat16> {
+  using Key = bfloat16;
+  static const bfloat16* block_keys(const bfloat16* k, std::size_t, std::size_t, float*) { return k; }
   // Q^T as pairs of dimensions: head_pairs rows of kWidth, zero past an odd head_dim; unscaled,
   // for score_pairs scales the scores.
   static void pack_query(const bfloat16* row, std::size_t r, std::size_t head_dim, float, float* queries) {
@@ -714,8 +733,6 @@ struct LaneProducts<bfloat16> {
   }
 };
 #endif
-template <class Element>
-constexpr bool kLaneRows = requires { sizeof(LaneProducts<Element>); };
 static_assert(round_up(kDecodeKeyBlock, kBlockRows) <= kKeyTile, "S^T of a block fits flash's scores");
 
 template <class Element>
@@ -734,7 +751,8 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   float* const row_max = scratch + l.row_max;
   float* const row_sum = scratch + l.row_sum;
   float* const rescale = scratch + l.rescale;
-  Element* const zero_key = reinterpret_cast<Element*>(scratch + l.zero_key);
+  using Key = typename L::Key;
+  const Key* const zero_key = reinterpret_cast<const Key*>(scratch + l.zero_key);  // zeros either way
   float* const zeros = scratch + l.zero_values;
   for (std::size_t d = 0; d < s.head_dim; ++d) scratch[l.zero_key + d] = 0.0f;
   for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
@@ -747,7 +765,7 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
-    const Element* const block_keys = k + key0 * s.head_dim;
+    const Key* const block_keys = L::block_keys(k + key0 * s.head_dim, keys, s.head_dim, scratch + l.key_block);
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
       // The kBlockRows keys kDecodePrefetchKeys ahead, contiguous, a line or so a step of the
       // scores' loop over dimensions (key_step_bytes a step, 48 for floats, 24 for bfloat16,
@@ -757,7 +775,7 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       const std::size_t key_step_bytes =
           ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) * sizeof(Element) : 0;
       const char* const ahead_keys = reinterpret_cast<const char*>(k + ahead * s.head_dim);
-      const Element* block[kBlockRows];
+      const Key* block[kBlockRows];
       for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
       L::score(block, queries, s.head_dim, call.query_factor, scores + j0 * kQueryTile, [&](std::size_t d) {
         if (key_step_bytes != 0) __builtin_prefetch(ahead_keys + d * key_step_bytes, 0, 2);
@@ -791,11 +809,9 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
 
 template <class Element>
 void decode(const ElementFlashCall<Element>& call, const DecodeTask& task, float* scratch) {
-  if constexpr (kLaneRows<Element>) {
-    if (task.rows == kWidth && call.mask == nullptr) {
-      decode_lane_rows(call, task, scratch);
-      return;
-    }
+  if (task.rows == kWidth && call.mask == nullptr) {
+    decode_lane_rows(call, task, scratch);
+    return;
   }
   if (task.rows >= kBlockColumns)
     decode_many_rows(call, task, scratch);
