@@ -37,14 +37,9 @@ struct FmaKernel {
   float run_rounds(std::uint64_t rounds, float seed) const { return entry->kernels->run_product_rounds(rounds, seed); }
 };
 
-const attention::simd::Bf16FlashIsa& entry_of(isa::Isa level) {
-  const auto all = attention::simd::all_bf16_flash_isas();
-  return *std::find_if(all.begin(), all.end(), [&](const attention::simd::Bf16FlashIsa& e) { return e.isa == level; });
-}
-
 // The float peak: the probe at the level of the float kernels the library runs.
 const FmaKernel& best_kernel() {
-  static const FmaKernel best{&entry_of(attention::simd::best_flash_isa().isa)};
+  static const FmaKernel best{&attention::simd::bf16_flash_isa(attention::simd::best_flash_isa().isa)};
   return best;
 }
 

@@ -122,7 +122,6 @@ void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& o
 }
 
 void BytePairEncoder::encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out) {
-  static_assert(kShortPiece <= kMaxShortMerge);
   Rank ids[kMaxShortMerge];
   const std::size_t count =
       size <= merger_->max_size ? merger_->merge(*ranks_, piece, size, ids) : merge_short_scalar(*ranks_, piece, size, ids);

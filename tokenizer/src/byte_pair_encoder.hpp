@@ -75,7 +75,7 @@ class BytePairEncoder {
 
   // Pieces up to this many bytes use the quadratic scan (fast for the short pieces of real
   // text); longer ones the merge queue, O(n log n), or the linear-time long-piece encoder.
-  static constexpr std::size_t kShortPiece = 64;
+  static constexpr std::size_t kShortPiece = kMaxShortMerge;
 
  private:
   // Appends the piece's rank, `whole`, or its merged ranks if it is no token.

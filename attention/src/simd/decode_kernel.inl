@@ -17,17 +17,17 @@
 //    time: the rows in the lanes of one vector, as flash's are, with flash's score_block
 //    (score_pairs) on that one vector and update_softmax, and P V as the few-rows way takes it
 //    (decode_lane_rows);
-//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; masked rows
-//    of four queries where a vector holds 16 floats): both products take the rows in chunks of
-//    up to four, with no packing of K or V. For the scores, a chunk's query rows stay in registers while each key
-//    is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to one
-//    vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate over
-//    the block's keys in registers, a few chunks of columns at a time, each value chunk loaded
+//  - otherwise fewer than flash's kBlockColumns (one query of a group of four heads; masked rows of
+//    four queries where a vector holds 16 floats): both products take the rows in chunks of up to
+//    four, with no packing of K or V. For the scores, a chunk's query rows stay in registers while
+//    each key is loaded once, one accumulator per (row, key), kWidth of them, reduced at the end to
+//    one vector of the chunk's scores (decode_scores); for P V, a chunk's output rows accumulate
+//    over the block's keys in registers, a few chunks of columns at a time, each value chunk loaded
 //    once for the chunk of rows (decode_accumulate). How the products are taken depends on the
 //    element type and the ISA (FewRowsProducts): floats; bfloat16 widened in registers as it is
 //    loaded; bfloat16 pairs through vdpbf16ps where the ISA has AVX512-BF16. Either bfloat16 way
-//    leaves a chunk's columns out of order, so the outputs accumulate permuted and are put back
-//    in order when the task ends. Dimensions past the last whole chunk are computed element by
+//    leaves a chunk's columns out of order, so the outputs accumulate permuted and are put back in
+//    order when the task ends. Dimensions past the last whole chunk are computed element by
 //    element;
 //  - more (four queries of four heads where a vector holds 8 floats; many queries): flash's own
 //    register-blocked products (score_block, update_softmax, accumulate_block), the rows packed
@@ -667,13 +667,14 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
 }
 
 // The task of exactly kWidth rows without a mask (four queries of a group of four heads where a
-// vector holds 16 floats), of floats or of bfloat16: the rows in the lanes of one vector, as a flash group's columns are. The scores take one FMA (vdpbf16ps: a
-// pair of dimensions) a key and dimension, a broadcast key element against the vector of the
-// rows' query elements, with nothing to reduce (score_block or score_pairs on one vector of rows,
-// kBlockRows keys at a time); the online softmax runs down the keys for every row at once
-// (update_softmax), where the few-rows task reduces each row's vector of scores twice; P V as
-// that task takes it (FewRowsProducts), each weight read down a row of S^T, or for bfloat16 each
-// pair of weights from S^T packed as flash packs them (pack_weight_pairs).
+// vector holds 16 floats), of floats or of bfloat16: the rows in the lanes of one vector, as a
+// flash group's columns are. The scores take one FMA (vdpbf16ps: a pair of dimensions) a key and
+// dimension, a broadcast key element against the vector of the rows' query elements, with nothing
+// to reduce (score_block or score_pairs on one vector of rows, kBlockRows keys at a time); the
+// online softmax runs down the keys for every row at once (update_softmax), where the few-rows task
+// reduces each row's vector of scores twice; P V as that task takes it (FewRowsProducts), each
+// weight read down a row of S^T, or with vdpbf16ps each pair of weights from S^T packed as flash
+// packs them (pack_weight_pairs).
 //
 // How such a task packs its queries, reads a block's keys, takes its scores and packs its weights,
 // by element type and ISA: a policy with Key, pack_query, block_keys, score and weigh.

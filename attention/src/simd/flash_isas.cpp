@@ -31,11 +31,11 @@ const FlashIsa& best_flash_isa() {
 
 std::span<const Bf16FlashIsa> all_bf16_flash_isas() { return kBf16Isas; }
 
-namespace {
-
-const Bf16FlashIsa& bf16_isa(isa::Isa level) {
+const Bf16FlashIsa& bf16_flash_isa(isa::Isa level) {
   return *std::find_if(std::begin(kBf16Isas), std::end(kBf16Isas), [&](const Bf16FlashIsa& e) { return e.isa == level; });
 }
+
+namespace {
 
 // Products a nanosecond of each kernel's probe on this thread, the best of kRuns runs of about 0.1
 // ms each taken in turns, so that a moment when the VM is slow, or the core still wakes up to
@@ -63,14 +63,14 @@ bool pairs_faster(const Bf16FlashKernels& pairs, const Bf16FlashKernels& widened
 bool bfloat16_pairs_pay_off() {
   static const bool pays =
       isa::is_usable(isa::Isa::avx512bf16) &&
-      pairs_faster(*bf16_isa(isa::Isa::avx512bf16).kernels, *bf16_isa(isa::Isa::avx512f).kernels);
+      pairs_faster(*bf16_flash_isa(isa::Isa::avx512bf16).kernels, *bf16_flash_isa(isa::Isa::avx512f).kernels);
   return pays;
 }
 
 const Bf16FlashIsa& best_bf16_flash_isa() {
   static const Bf16FlashIsa& best = [&]() -> const Bf16FlashIsa& {
     const Bf16FlashIsa& widest = isa::widest_usable(all_bf16_flash_isas());
-    return widest.isa != isa::Isa::avx512bf16 || bfloat16_pairs_pay_off() ? widest : bf16_isa(isa::Isa::avx512f);
+    return widest.isa != isa::Isa::avx512bf16 || bfloat16_pairs_pay_off() ? widest : bf16_flash_isa(isa::Isa::avx512f);
   }();
   return best;
 }

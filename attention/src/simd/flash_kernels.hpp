@@ -119,6 +119,8 @@ const FlashIsa& best_flash_isa();
 // at half the rate of an FMA, and then the widening kernels are faster (docs/sdpa.md).
 std::span<const Bf16FlashIsa> all_bf16_flash_isas();
 const Bf16FlashIsa& best_bf16_flash_isa();
+// The entry of that level (every level of isa::Isa has one).
+const Bf16FlashIsa& bf16_flash_isa(isa::Isa level);
 inline constexpr double kPairsMargin = 1.5;
 // Whether this CPU's vdpbf16ps gives at least kPairsMargin times avx512f's FMA products a
 // nanosecond, timed once on the calling thread (a few milliseconds); false where avx512bf16 is
