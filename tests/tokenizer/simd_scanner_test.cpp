@@ -96,7 +96,7 @@ TEST_P(SimdScanner, MatchesScalarScanner) {
   for (const std::string& text : cached_long_texts()) {
     std::vector<std::size_t> expected;
     scalar.for_each_piece(text, [&](std::string_view piece) { expected.push_back(piece.data() + piece.size() - text.data()); });
-    for (const std::size_t batch : {1, 7, 16}) {
+    for (const std::size_t batch : {1, 7, 16, 256}) {
       const std::vector<std::size_t> actual = batch_chain(scan, text, batch);
       if (actual == expected) continue;
       std::size_t i = 0;
