@@ -297,7 +297,7 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
       // Every piece the masks decide at once; the last start found begins a piece whose end
       // lies in what the window does not decide, so a window is classified from there.
       if (std::uint64_t starts = Decided(w, i, text + pos)) {
-        // As many as there is room for; rarely all but a batch's last window's.
+        // Only as many as the batch has room for: fewer than all only in a batch's last window.
         if (const std::size_t room = max_pieces - n; static_cast<std::size_t>(__builtin_popcountll(starts)) > room) {
           std::uint64_t beyond = starts;
           for (std::size_t k = 0; k < room; ++k) beyond &= beyond - 1;
