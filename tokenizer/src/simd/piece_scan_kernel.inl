@@ -260,9 +260,9 @@ inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::ui
 // a vector of from + 8k .. from + 8k + 7 compressed to its front and stored under a mask of as
 // many lanes (so nothing past the last start is written), whatever their number.
 inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::size_t* ends) {
+  std::size_t n = 0;
 #if defined(__AVX512BW__)
   static_assert(sizeof(std::size_t) == 8, "a start is a 64-bit lane");
-  std::size_t n = 0;
   __m512i at = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(from)), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
   for (std::size_t k = 0; k < 64; k += 8) {
     const auto chunk = static_cast<__mmask8>(starts >> k);
@@ -271,12 +271,10 @@ inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::siz
     n += count;
     at = _mm512_add_epi64(at, _mm512_set1_epi64(8));
   }
-  return n;
 #else
-  std::size_t n = 0;
   for (; starts != 0; starts &= starts - 1) ends[n++] = from + static_cast<std::size_t>(__builtin_ctzll(starts));
-  return n;
 #endif
+  return n;
 }
 
 template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
