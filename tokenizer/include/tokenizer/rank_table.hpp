@@ -65,6 +65,20 @@ class RankTable {
   [[gnu::always_inline]] Rank find_filtered_padded(const std::uint8_t* data, std::size_t size) const {
     return find_filtered_by_head(data, size, padded_head(data, size));
   }
+  // Asks for the lines that find_filtered_padded(data, size) reads first, the key's filter word
+  // and its first slot, and returns without waiting for them: a caller that knows its lookups
+  // before it needs their answers (a short piece's merge, whose every round waits for the lookups
+  // of the round before) has their cache misses overlap. find_padded's precondition.
+  [[gnu::always_inline]] void prefetch_padded(const std::uint8_t* data, std::size_t size) const {
+    if (size <= 2 || size > max_token_size_ || filter_.empty()) return;
+    const std::uint64_t head = padded_head(data, size);
+    const std::uint64_t h = hash(head, data, size);
+    __builtin_prefetch(&filter_[h >> filter_shift_]);
+    if (size <= 4)
+      __builtin_prefetch(short_slots_.data() + (short_slot(head | std::uint64_t{size} << 32) & short_mask_));
+    else
+      __builtin_prefetch(slots_.data() + (h & mask_));
+  }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
     if (size < 3) return true;
