@@ -105,5 +105,39 @@ TEST(ShortPieceMergers, EndWithTheBaselineForEveryShortPiece) {
   EXPECT_TRUE(isa::is_usable(best_short_piece_merger().isa));
 }
 
+// The AVX-512 merge's prefetch asks for the lines that the lookups it stands for would read: its
+// hashing, eight keys at a time, gives RankTable::key_lines_padded's addresses key for key, in
+// order, for pieces of every size it takes, real and random, in every vocabulary.
+TEST(ShortPieceKeyLines, AreTheScalarLookupsLinesOfEveryKeyOfThreeToEightBytes) {
+  if (!isa::cpu_supports(isa::Isa::avx512bw)) GTEST_SKIP() << "this CPU has no AVX-512BW";
+  std::mt19937 gen(11);
+  const std::string text = test::read_corpus(test::corpus_names().front());
+  for (const char* encoding : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const RankTable& ranks = test::tokenizer(encoding).vocabulary().ranks();
+    for (int round = 0; round < 3'000; ++round) {
+      const std::size_t size = 2 + round % 15;
+      // Zero-padded, as the kernel sees it, with 8 bytes to read after every key.
+      std::uint8_t piece[16 + 8] = {};
+      for (std::size_t i = 0; i < size; ++i)
+        piece[i] = static_cast<std::uint8_t>(round % 3 == 0 ? gen() : text[(round * 37 + i) % text.size()]);
+      simd::avx512bw::KeyLineAddresses lines;
+      const std::size_t count = simd::avx512bw::short_piece_key_lines(ranks, piece, size, lines);
+      std::size_t k = 0;
+      for (std::size_t length = 3; length < size && length <= simd::avx512bw::kMaxKeyLineBytes; ++length)
+        for (std::size_t i = 0; i + length <= size; ++i, ++k) {
+          const RankTable::KeyLines expected = ranks.key_lines_padded(piece + i, length);
+          ASSERT_NE(expected.filter_word, nullptr) << encoding << ": every vocabulary here has tokens of 3 to 8 bytes";
+          ASSERT_LT(k, count) << encoding << ", a piece of " << size << " bytes";
+          EXPECT_EQ(lines.filter_words[k], reinterpret_cast<std::uintptr_t>(expected.filter_word))
+              << encoding << ", " << length << " bytes at " << i << " of " << size;
+          EXPECT_EQ(lines.slots[k], reinterpret_cast<std::uintptr_t>(expected.slot))
+              << encoding << ", " << length << " bytes at " << i << " of " << size;
+        }
+      ASSERT_EQ(count, k) << encoding << ", a piece of " << size << " bytes";
+      if (HasFailure()) return;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tokenizer

@@ -72,7 +72,7 @@ void RankTable::insert_short(std::uint64_t head, std::size_t size, Rank rank) {
       short_slots_[i] = e;
     }
   }
-  const std::uint64_t key = head | std::uint64_t{size} << 32;
+  const std::uint64_t key = short_key(head, size);
   std::size_t i = short_slot(key) & short_mask_;
   while (short_slots_[i] != kShortEmpty) i = (i + 1) & short_mask_;
   short_slots_[i] = key | std::uint64_t{rank} << 40;

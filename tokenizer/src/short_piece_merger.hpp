@@ -27,6 +27,24 @@ struct ShortPieceMerger {
 // other merger's reference.
 std::size_t merge_short_scalar(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, Rank* out);
 
+namespace simd::avx512bw {
+// The AVX-512 merge asks, before merging a piece of up to 16 bytes, for the lines of the rank
+// table that its lookups would read: the filter word and the first slot of every key of 3 to
+// kMaxKeyLineBytes bytes in it, short of the whole piece (RankTable::key_lines_padded), ordered by
+// length and then by offset. short_piece_key_lines writes those addresses for a piece of 2 to 16
+// bytes and returns their number; a test compares them with key_lines_padded's, the scalar
+// definition.
+inline constexpr std::size_t kMaxKeyLineBytes = 8;
+struct KeyLineAddresses {
+  // 69 keys in a piece of 16 bytes (14 + 13 + ... + 9), and room for a vector stored whole past them.
+  static constexpr std::size_t kRoom = 69 + 8;
+  std::uintptr_t filter_words[kRoom];
+  std::uintptr_t slots[kRoom];
+};
+std::size_t short_piece_key_lines(const RankTable& ranks, const std::uint8_t* piece, std::size_t size,
+                                  KeyLineAddresses& lines);
+}  // namespace simd::avx512bw
+
 // Every compiled merger, widest first, ending with the baseline's (merge_short_scalar).
 std::span<const ShortPieceMerger> all_short_piece_mergers();
 // The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.

@@ -65,19 +65,43 @@ class RankTable {
   [[gnu::always_inline]] Rank find_filtered_padded(const std::uint8_t* data, std::size_t size) const {
     return find_filtered_by_head(data, size, padded_head(data, size));
   }
-  // Asks for the lines that find_filtered_padded(data, size) reads first, the key's filter word
-  // and its first slot, and returns without waiting for them: a caller that knows its lookups
-  // before it needs their answers (a short piece's merge, whose every round waits for the lookups
-  // of the round before) has their cache misses overlap. find_padded's precondition.
-  [[gnu::always_inline]] void prefetch_padded(const std::uint8_t* data, std::size_t size) const {
-    if (size <= 2 || size > max_token_size_ || filter_.empty()) return;
+  // The lines that find_filtered_padded(data, size) reads first: the key's filter word and its
+  // first slot. Both null for a key that reads neither (1 or 2 bytes, longer than every token, or
+  // a table with no key of 3 bytes or more). find_padded's precondition.
+  struct KeyLines {
+    const void* filter_word = nullptr;
+    const void* slot = nullptr;
+  };
+  KeyLines key_lines_padded(const std::uint8_t* data, std::size_t size) const {
+    if (size <= 2 || size > max_token_size_ || filter_.empty()) return {};
     const std::uint64_t head = padded_head(data, size);
     const std::uint64_t h = hash(head, data, size);
-    __builtin_prefetch(&filter_[h >> filter_shift_]);
-    if (size <= 4)
-      __builtin_prefetch(short_slots_.data() + (short_slot(head | std::uint64_t{size} << 32) & short_mask_));
-    else
-      __builtin_prefetch(slots_.data() + (h & mask_));
+    const std::uint64_t* filter_word = &filter_[h >> filter_shift_];
+    if (size <= 4) return {filter_word, short_slots_.data() + (short_slot(short_key(head, size)) & short_mask_)};
+    return {filter_word, slots_.data() + (h & mask_)};
+  }
+  // key_lines_padded of a key of 3 to 8 bytes, spelled out for code that computes it for many
+  // keys at once (the AVX-512 merge's prefetch, tested against it), with head = padded_head:
+  //   hash = mix(head + size * kSizeFactor), mix(x) = (x ^ x >> 32) * kMixFactor, then x ^ x >> 29;
+  //   filter word: filter + (hash >> filter_shift), 8-byte words;
+  //   slot of a key of 3 or 4 bytes: short_slots + ((head | size << 32) * kMixFactor >> 32 & short_mask),
+  //   8-byte slots; of 5 to 8 bytes: slots + (hash & slot_mask) * slot_bytes.
+  // Null bases where the table has no key of 3 bytes or more.
+  static constexpr std::uint64_t kSizeFactor = 0xD6E8FEB86659FD93ull;
+  static constexpr std::uint64_t kMixFactor = 0x9E3779B97F4A7C15ull;
+  struct ShortKeyLayout {
+    const std::uint64_t* filter;
+    unsigned filter_shift;
+    const std::uint64_t* short_slots;
+    std::uint64_t short_mask;
+    const void* slots;
+    std::uint64_t slot_mask;
+    std::size_t slot_bytes;
+    std::size_t max_token_size;
+  };
+  ShortKeyLayout short_key_layout() const {
+    return {filter_.empty() ? nullptr : filter_.data(), filter_shift_, short_slots_.data(), short_mask_,
+            slots_.data(), mask_, sizeof(Slot), max_token_size_};
   }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
@@ -166,10 +190,10 @@ class RankTable {
   // Hashes the head, the size and, for longer tokens, their last 8 bytes: tokens that share
   // both ends and the size but differ inside just probe a little further.
   static std::uint64_t hash(std::uint64_t head, const std::uint8_t* data, std::size_t size) {
-    std::uint64_t x = head + size * 0xD6E8FEB86659FD93ull;
-    if (size > 8) x ^= load64(data + size - 8) * 0x9E3779B97F4A7C15ull;
+    std::uint64_t x = head + size * kSizeFactor;
+    if (size > 8) x ^= load64(data + size - 8) * kMixFactor;
     x ^= x >> 32;
-    x *= 0x9E3779B97F4A7C15ull;
+    x *= kMixFactor;
     return x ^ (x >> 29);
   }
   // `head` and `h` are load_head's and hash's answers for the key.
@@ -226,12 +250,13 @@ class RankTable {
   //   bits 0-31: the key's bytes, little-endian; bits 32-39: its size; bits 40-63: its rank
   // (hence kMaxRank < 2^24), and kShortEmpty marks a free one.
   static constexpr std::uint64_t kShortEmpty = ~std::uint64_t{0};
+  static std::uint64_t short_key(std::uint64_t head, std::size_t size) { return head | std::uint64_t{size} << 32; }
   static std::size_t short_slot(std::uint64_t key) {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32);
+    return static_cast<std::size_t>((key * kMixFactor) >> 32);
   }
   Rank find_short(std::uint64_t head, std::size_t size) const {
     if (short_slots_.empty()) return kNoRank;
-    const std::uint64_t key = head | std::uint64_t{size} << 32;
+    const std::uint64_t key = short_key(head, size);
     for (std::size_t i = short_slot(key) & short_mask_;; i = (i + 1) & short_mask_) {
       const std::uint64_t e = short_slots_[i];
       if (e == kShortEmpty) return kNoRank;

@@ -7,6 +7,8 @@
 // ISA, could be the one the linker keeps for the whole program (`nm` shows none).
 #include <immintrin.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "short_piece_merger.hpp"
@@ -24,15 +26,78 @@ template <std::size_t Vectors>
     v[k] = _mm512_mask_set1_epi32(v[k], static_cast<__mmask16>(lanes >> (kLanes * k)), static_cast<int>(value));
 }
 
-// Asks for the lines of the lookups a merge of the piece is likely to make
-// (RankTable::prefetch_padded): every key of 3 to 8 bytes in it, short of the whole piece. A
-// merge's rounds wait for one another's lookups, each a filter word and then a slot, cache misses
-// one after another where the piece is new; asked for up front, they overlap. Only pieces of one
-// vector, and keys of up to 8 bytes: the asking costs a hash a key, and a piece of 16 bytes has
-// 69 such keys (105 of any length), most of which random text never looks up.
-[[gnu::always_inline]] inline void prefetch_lookups(const RankTable& ranks, const std::uint8_t* data, std::size_t size) {
-  for (std::size_t length = 3; length < size && length <= 8; ++length)
-    for (std::size_t i = 0; i + length <= size; ++i) ranks.prefetch_padded(data + i, length);
+// short_piece_key_lines (short_piece_merger.hpp) of the piece `bytes`, zero past its `size` bytes
+// (2 to 16), eight keys at a time: the keys of one length at offsets 0-7 in one vector of 64-bit
+// lanes, at offsets 8-15 in another, as RankTable::ShortKeyLayout spells out. Each vector's eight
+// addresses are stored whole, and the count moves on by its keys, so `lines` needs 8 spare places.
+[[gnu::always_inline]] inline std::size_t key_lines(const RankTable& ranks, __m128i bytes, std::size_t size,
+                                                    KeyLineAddresses& lines) {
+  const RankTable::ShortKeyLayout t = ranks.short_key_layout();
+  const std::size_t longest = std::min({size - 1, kMaxKeyLineBytes, t.max_token_size});
+  if (!t.filter || longest < 3) return 0;
+  // heads[v] lane q: the 8 bytes from offset 8v + q, zeros past the piece: each 128-bit lane
+  // holds the piece, and a byte index of 0x80 (offset 16 or more) shuffles in a zero.
+  static constexpr auto kHeadBytes = [] {
+    std::array<std::array<std::uint8_t, 64>, 2> from{};
+    for (std::size_t v = 0; v < 2; ++v)
+      for (std::size_t q = 0; q < 8; ++q)
+        for (std::size_t b = 0; b < 8; ++b) {
+          const std::size_t at = 8 * v + q + b;
+          from[v][8 * q + b] = at < 16 ? static_cast<std::uint8_t>(at) : 0x80;
+        }
+    return from;
+  }();
+  const __m512i piece = _mm512_broadcast_i32x4(bytes);
+  const __m512i heads[2] = {_mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes[0].data())),
+                            _mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes[1].data()))};
+  const __m512i mix = _mm512_set1_epi64(static_cast<long long>(RankTable::kMixFactor));
+  const __m128i filter_shift = _mm_cvtsi32_si128(static_cast<int>(t.filter_shift));
+  const __m512i filter = _mm512_set1_epi64(reinterpret_cast<long long>(t.filter));
+  const __m512i short_slots = _mm512_set1_epi64(reinterpret_cast<long long>(t.short_slots));
+  const __m512i short_mask = _mm512_set1_epi64(static_cast<long long>(t.short_mask));
+  const __m512i slots = _mm512_set1_epi64(reinterpret_cast<long long>(t.slots));
+  const __m512i slot_mask = _mm512_set1_epi64(static_cast<long long>(t.slot_mask));
+  const __m512i slot_bytes = _mm512_set1_epi64(static_cast<long long>(t.slot_bytes));
+  std::size_t count = 0;
+  for (std::size_t length = 3; length <= longest; ++length) {
+    const __m512i keep = _mm512_set1_epi64(static_cast<long long>(~std::uint64_t{0} >> (64 - 8 * length)));
+    const __m512i size_term = _mm512_set1_epi64(static_cast<long long>(length * RankTable::kSizeFactor));
+    for (std::size_t v = 0; v < 2 && 8 * v + length <= size; ++v) {
+      const __m512i head = _mm512_and_si512(heads[v], keep);
+      __m512i x = _mm512_add_epi64(head, size_term);
+      x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 32)), mix);
+      const __m512i hash = _mm512_xor_si512(x, _mm512_srli_epi64(x, 29));
+      const __m512i filter_word = _mm512_add_epi64(filter, _mm512_slli_epi64(_mm512_srl_epi64(hash, filter_shift), 3));
+      __m512i slot;
+      if (length <= 4) {
+        const __m512i size_bits = _mm512_set1_epi64(static_cast<long long>(std::uint64_t{length} << 32));
+        const __m512i key = _mm512_or_si512(head, size_bits);
+        const __m512i index = _mm512_and_si512(_mm512_srli_epi64(_mm512_mullo_epi64(key, mix), 32), short_mask);
+        slot = _mm512_add_epi64(short_slots, _mm512_slli_epi64(index, 3));
+      } else {
+        slot = _mm512_add_epi64(slots, _mm512_mullo_epi64(_mm512_and_si512(hash, slot_mask), slot_bytes));
+      }
+      _mm512_storeu_si512(lines.filter_words + count, filter_word);
+      _mm512_storeu_si512(lines.slots + count, slot);
+      const std::size_t keys = size - length + 1 - 8 * v;
+      count += keys < 8 ? keys : 8;
+    }
+  }
+  return count;
+}
+
+// Asks for the lines of the lookups a merge of the piece is likely to make (key_lines): a merge's
+// rounds wait for one another's lookups, each a filter word and then a slot, cache misses one
+// after another where the piece is new; asked for up front, they overlap. Only pieces of one
+// vector, and keys of up to kMaxKeyLineBytes: a piece of 16 bytes has 69 such keys (105 of any
+// length), most of which random text never looks up.
+[[gnu::always_inline]] inline void prefetch_lookups(const RankTable& ranks, __m128i bytes, std::size_t size) {
+  KeyLineAddresses lines;
+  const std::size_t count = key_lines(ranks, bytes, size, lines);
+  for (std::size_t k = 0; k < count; ++k) {
+    __builtin_prefetch(reinterpret_cast<const void*>(lines.filter_words[k]));
+    __builtin_prefetch(reinterpret_cast<const void*>(lines.slots[k]));
+  }
 }
 
 // A piece of 2 to 16 * Vectors bytes.
@@ -70,7 +135,7 @@ template <std::size_t Vectors>
   // Bit i set where a live part starts, and bit `size` always: the end of the last part. Part 0
   // never goes, so every part after the first has a live part before it.
   std::uint64_t live = in_piece | std::uint64_t{1} << size;
-  if constexpr (Vectors == 1) prefetch_lookups(ranks, data, size);
+  if constexpr (Vectors == 1) prefetch_lookups(ranks, bytes[0], size);
   for (;;) {
     __m512i lowest_lanes = pair[0];
     for (std::size_t k = 1; k < Vectors; ++k) lowest_lanes = _mm512_min_epu32(lowest_lanes, pair[k]);
@@ -111,6 +176,11 @@ template <std::size_t Vectors>
 }
 
 }  // namespace
+
+std::size_t short_piece_key_lines(const RankTable& ranks, const std::uint8_t* piece, std::size_t size,
+                                  KeyLineAddresses& lines) {
+  return key_lines(ranks, _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << size) - 1), piece), size, lines);
+}
 
 std::size_t merge_short(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, Rank* out) {
   return size <= kLanes ? merge_vectors<1>(ranks, piece, size, out) : merge_vectors<2>(ranks, piece, size, out);
