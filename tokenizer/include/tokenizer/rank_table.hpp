@@ -85,7 +85,7 @@ class RankTable {
   //   hash = mix(head + size * kSizeFactor), mix(x) = (x ^ x >> 32) * kMixFactor, then x ^ x >> 29;
   //   filter word: filter + (hash >> filter_shift), 8-byte words;
   //   slot of a key of 3 or 4 bytes: short_slots + ((head | size << 32) * kMixFactor >> 32 & short_mask),
-  //   8-byte slots; of 5 to 8 bytes: slots + (hash & slot_mask) * slot_bytes.
+  //   8-byte slots; of 5 to 8 bytes: slots + ((hash & slot_mask) << slot_shift), slots of 2^slot_shift bytes.
   // Null bases where the table has no key of 3 bytes or more.
   static constexpr std::uint64_t kSizeFactor = 0xD6E8FEB86659FD93ull;
   static constexpr std::uint64_t kMixFactor = 0x9E3779B97F4A7C15ull;
@@ -96,12 +96,12 @@ class RankTable {
     std::uint64_t short_mask;
     const void* slots;
     std::uint64_t slot_mask;
-    std::size_t slot_bytes;
+    unsigned slot_shift;
     std::size_t max_token_size;
   };
   ShortKeyLayout short_key_layout() const {
     return {filter_.empty() ? nullptr : filter_.data(), filter_shift_, short_slots_.data(), short_mask_,
-            slots_.data(), mask_, sizeof(Slot), max_token_size_};
+            slots_.data(), mask_, kSlotShift, max_token_size_};
   }
   // False only for keys of 3 bytes or more that are absent; true for every present key.
   bool might_contain(const std::uint8_t* data, std::size_t size) const {
@@ -182,6 +182,8 @@ class RankTable {
     std::uint32_t size;
     Rank rank;           // kNoRank marks an empty slot
   };
+  static constexpr unsigned kSlotShift = 4;
+  static_assert(sizeof(Slot) == std::size_t{1} << kSlotShift);
   struct Span {
     std::uint32_t offset;
     std::uint32_t size;  // 0: rank not present (tokens are never empty)

@@ -57,7 +57,7 @@ template <std::size_t Vectors>
   const __m512i short_mask = _mm512_set1_epi64(static_cast<long long>(t.short_mask));
   const __m512i slots = _mm512_set1_epi64(reinterpret_cast<long long>(t.slots));
   const __m512i slot_mask = _mm512_set1_epi64(static_cast<long long>(t.slot_mask));
-  const __m512i slot_bytes = _mm512_set1_epi64(static_cast<long long>(t.slot_bytes));
+  const __m128i slot_shift = _mm_cvtsi32_si128(static_cast<int>(t.slot_shift));
   std::size_t count = 0;
   for (std::size_t length = 3; length <= longest; ++length) {
     const __m512i keep = _mm512_set1_epi64(static_cast<long long>(~std::uint64_t{0} >> (64 - 8 * length)));
@@ -75,7 +75,7 @@ template <std::size_t Vectors>
         const __m512i index = _mm512_and_si512(_mm512_srli_epi64(_mm512_mullo_epi64(key, mix), 32), short_mask);
         slot = _mm512_add_epi64(short_slots, _mm512_slli_epi64(index, 3));
       } else {
-        slot = _mm512_add_epi64(slots, _mm512_mullo_epi64(_mm512_and_si512(hash, slot_mask), slot_bytes));
+        slot = _mm512_add_epi64(slots, _mm512_sll_epi64(_mm512_and_si512(hash, slot_mask), slot_shift));
       }
       _mm512_storeu_si512(lines.filter_words + count, filter_word);
       _mm512_storeu_si512(lines.slots + count, slot);
