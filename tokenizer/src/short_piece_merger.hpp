@@ -36,8 +36,13 @@ namespace simd::avx512bw {
 // definition.
 inline constexpr std::size_t kMaxKeyLineBytes = 8;
 struct KeyLineAddresses {
-  // 69 keys in a piece of 16 bytes (14 + 13 + ... + 9), and room for a vector stored whole past them.
-  static constexpr std::size_t kRoom = 69 + 8;
+  // The keys of a piece of 16 bytes (69: 14 + 13 + ... + 9), and room for a vector stored whole
+  // past them.
+  static constexpr std::size_t kRoom = [] {
+    std::size_t keys = 0;
+    for (std::size_t length = 3; length <= kMaxKeyLineBytes; ++length) keys += 16 - length + 1;
+    return keys + 8;
+  }();
   std::uintptr_t filter_words[kRoom];
   std::uintptr_t slots[kRoom];
 };
