@@ -34,7 +34,7 @@ std::uint64_t enabled_register_state() {
 
 // The ISA levels this CPU runs, decided once.
 struct CpuLevels {
-  bool avx2 = false, avx512f = false, avx512bw = false, avx512bf16 = false;
+  bool avx2 = false, avx512f = false, avx512bw = false, avx512vbmi2 = false, avx512bf16 = false;
 
   CpuLevels() {
     const CpuidRegisters basic = cpuid(1), extended = cpuid(7), extended1 = cpuid(7, 1), amd = cpuid(0x80000001);
@@ -48,18 +48,19 @@ struct CpuLevels {
     avx512f = avx2 && zmm_saved && bit(extended.ebx, 16);
     avx512bw = avx512f && bit(extended.ebx, 28) /* CD */ && bit(extended.ebx, 17) /* DQ */ &&
                bit(extended.ebx, 30) /* BW */ && bit(extended.ebx, 31) /* VL */;
-    avx512bf16 = avx512bw && bit(extended1.eax, 5) /* AVX512_BF16 */;
+    avx512vbmi2 = avx512bw && bit(extended.ecx, 6) /* AVX512_VBMI2 */;
+    avx512bf16 = avx512vbmi2 && bit(extended1.eax, 5) /* AVX512_BF16 */;
   }
 };
 
-constexpr std::string_view kNames[] = {"sse2", "avx2", "avx512f", "avx512bw", "avx512bf16"};
+constexpr std::string_view kNames[] = {"sse2", "avx2", "avx512f", "avx512bw", "avx512vbmi2", "avx512bf16"};
 
 Isa read_max_isa() {
   const char* value = std::getenv("TOKBENCH_MAX_ISA");
   if (value == nullptr || *value == '\0') return Isa::avx512bf16;
   if (const std::optional<Isa> cap = parse(value)) return *cap;
   throw std::invalid_argument("TOKBENCH_MAX_ISA=" + std::string(value) +
-                              ": not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512bf16");
+                              ": not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16");
 }
 
 }  // namespace
@@ -79,6 +80,7 @@ bool cpu_supports(Isa isa) {
     case Isa::avx2: return cpu.avx2;
     case Isa::avx512f: return cpu.avx512f;
     case Isa::avx512bw: return cpu.avx512bw;
+    case Isa::avx512vbmi2: return cpu.avx512vbmi2;
     case Isa::avx512bf16: return cpu.avx512bf16;
   }
   return false;

@@ -37,11 +37,13 @@ TEST(Isa, LevelsMatchTheKernelsCpuFlags) {
   const bool avx2 = has_all(flags, {"avx", "avx2", "fma", "bmi1", "bmi2", "abm", "popcnt"});
   const bool avx512f = avx2 && flags.contains("avx512f");
   const bool avx512bw = avx512f && has_all(flags, {"avx512cd", "avx512dq", "avx512bw", "avx512vl"});
-  const bool avx512bf16 = avx512bw && flags.contains("avx512_bf16");
+  const bool avx512vbmi2 = avx512bw && flags.contains("avx512_vbmi2");
+  const bool avx512bf16 = avx512vbmi2 && flags.contains("avx512_bf16");
   EXPECT_TRUE(isa::cpu_supports(isa::Isa::sse2));
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx2), avx2);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512f), avx512f);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512bw), avx512bw);
+  EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512vbmi2), avx512vbmi2);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512bf16), avx512bf16);
 }
 
@@ -58,7 +60,7 @@ struct Entry {
 };
 
 TEST(Isa, WidestUsableIsTheFirstEntryThisCpuRunsWithinTheCap) {
-  constexpr Entry table[] = {{isa::Isa::avx512bf16, 4}, {isa::Isa::avx512bw, 3}, {isa::Isa::avx512f, 2}, {isa::Isa::avx2, 1}, {isa::Isa::sse2, 0}};
+  constexpr Entry table[] = {{isa::Isa::avx512bf16, 5}, {isa::Isa::avx512vbmi2, 4}, {isa::Isa::avx512bw, 3}, {isa::Isa::avx512f, 2}, {isa::Isa::avx2, 1}, {isa::Isa::sse2, 0}};
   const Entry& chosen = isa::widest_usable(std::span<const Entry>(table));
   int expected = 0;
   for (const Entry& entry : table) {

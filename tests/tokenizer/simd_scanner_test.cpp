@@ -39,7 +39,8 @@ std::string case_name(const ::testing::TestParamInfo<ScannerCase>& info) {
 
 // Texts long enough to be read in 64-byte windows: the shared random texts joined in groups (so
 // every kind of piece meets window edges at every offset), the corpus, and runs of each ASCII
-// class whose lengths straddle the window size.
+// class whose lengths straddle the window size; "a1" starts a piece at every byte, as many starts
+// as a window can decide.
 std::vector<std::string> long_texts() {
   std::vector<std::string> texts;
   for (const test::TextKind kind : test::kAllTextKinds) {
@@ -51,7 +52,7 @@ std::vector<std::string> long_texts() {
     }
   }
   for (const std::string& name : test::corpus_names()) texts.push_back(test::read_corpus(name));
-  const std::string units[] = {"a", "Z", "7", " ", "\n", "\r\n", "!", "/", "\t", "aB", "Ab", "\xC3\xA9"};
+  const std::string units[] = {"a", "Z", "7", " ", "\n", "\r\n", "!", "/", "\t", "aB", "Ab", "a1", "\xC3\xA9"};
   for (const std::string& unit : units) {
     for (std::size_t n : {1, 2, 3, 4, 62, 63, 64, 65, 66, 127, 128, 129}) {
       std::string text;

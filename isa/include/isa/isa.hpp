@@ -17,11 +17,13 @@ namespace isa {
 //   sse2        the x86-64 baseline
 //   avx2        AVX, AVX2, FMA3, BMI1, BMI2, LZCNT and POPCNT
 //   avx512f     avx2 and AVX-512F
-//   avx512bw    avx512f and AVX-512CD, DQ, BW and VL
-//   avx512bf16  avx512bw and AVX512-BF16 (Zen 4, Sapphire Rapids and later)
-enum class Isa { sse2, avx2, avx512f, avx512bw, avx512bf16 };
+//   avx512bw     avx512f and AVX-512CD, DQ, BW and VL
+//   avx512vbmi2  avx512bw and AVX512-VBMI2 (Ice Lake, Zen 4 and later)
+//   avx512bf16   avx512vbmi2 and AVX512-BF16 (Zen 4, Sapphire Rapids and later; Cooper Lake, which
+//                has BF16 but not VBMI2, stops at avx512bw)
+enum class Isa { sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16 };
 
-inline constexpr Isa kAllIsas[] = {Isa::sse2, Isa::avx2, Isa::avx512f, Isa::avx512bw, Isa::avx512bf16};
+inline constexpr Isa kAllIsas[] = {Isa::sse2, Isa::avx2, Isa::avx512f, Isa::avx512bw, Isa::avx512vbmi2, Isa::avx512bf16};
 
 std::string_view name(Isa isa);
 // The Isa of that name, or nothing.

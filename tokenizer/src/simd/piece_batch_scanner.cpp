@@ -12,11 +12,13 @@ namespace tokenizer::simd {
 TOKENIZER_DECLARE_SCANNERS(sse2)
 TOKENIZER_DECLARE_SCANNERS(avx2)
 TOKENIZER_DECLARE_SCANNERS(avx512bw)
+TOKENIZER_DECLARE_SCANNERS(avx512vbmi2)
 #undef TOKENIZER_DECLARE_SCANNERS
 
 namespace {
 
 constexpr PieceBatchScanners kScanners[] = {
+    {isa::Isa::avx512vbmi2, avx512vbmi2::scan_pieces_r50k, avx512vbmi2::scan_pieces_cl100k, avx512vbmi2::scan_pieces_o200k},
     {isa::Isa::avx512bw, avx512bw::scan_pieces_r50k, avx512bw::scan_pieces_cl100k, avx512bw::scan_pieces_o200k},
     {isa::Isa::avx2, avx2::scan_pieces_r50k, avx2::scan_pieces_cl100k, avx2::scan_pieces_o200k},
     {isa::Isa::sse2, sse2::scan_pieces_r50k, sse2::scan_pieces_cl100k, sse2::scan_pieces_o200k},

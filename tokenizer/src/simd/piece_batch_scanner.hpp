@@ -35,7 +35,8 @@ struct PieceBatchScanners {
   ScanPiecesFn for_kind(PatternKind kind) const;
 };
 
-// Every compiled instruction set, widest first: avx512bw, avx2, sse2 (the x86-64 baseline).
+// Every compiled instruction set, widest first: avx512vbmi2, avx512bw, avx2, sse2 (the x86-64
+// baseline).
 std::span<const PieceBatchScanners> all_piece_batch_scanners();
 // The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const PieceBatchScanners& best_piece_batch_scanners();

@@ -256,13 +256,37 @@ inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::ui
 
 // Writes from + j for every set bit j of `starts`, in order, to `ends`; returns how many. A
 // window's starts are a dozen or so, a different number each time: a loop over them costs a
-// mispredicted exit a window. With AVX-512, eight bits at a time instead: the set ones' lanes of
-// a vector of from + 8k .. from + 8k + 7 compressed to its front and stored under a mask of as
-// many lanes (so nothing past the last start is written), whatever their number.
+// mispredicted exit a window. With AVX512-VBMI2, the set bits' offsets compressed as bytes to the
+// front of one vector, then widened eight at a time to 64-bit lanes, each eight stored under a
+// mask of the starts left (so nothing past the last start is written); three stores hold 24
+// starts, more than a window of text has, so their number takes no branch. With AVX-512BW alone,
+// eight bits at a time: the set ones' lanes of a vector of from + 8k .. from + 8k + 7 compressed
+// to its front and stored under a mask of as many lanes.
+#if defined(__AVX512VBMI2__)
+struct ByteOffsets {
+  std::uint8_t at[64];
+};
+constexpr ByteOffsets kByteOffsets = [] {
+  ByteOffsets offsets{};
+  for (unsigned i = 0; i < 64; ++i) offsets.at[i] = static_cast<std::uint8_t>(i);
+  return offsets;
+}();
+#endif
+
 inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::size_t* ends) {
-  std::size_t n = 0;
-#if defined(__AVX512BW__)
   static_assert(sizeof(std::size_t) == 8, "a start is a 64-bit lane");
+#if defined(__AVX512VBMI2__)
+  const auto count = static_cast<unsigned>(__builtin_popcountll(starts));
+  __m512i offsets = _mm512_maskz_compress_epi8(starts, _mm512_loadu_si512(kByteOffsets.at));
+  const __m512i first = _mm512_set1_epi64(static_cast<long long>(from));
+  for (unsigned k = 0; k < 24 || k < count; k += 8) {
+    const auto lanes = static_cast<__mmask8>(_bzhi_u32(0xFF, count > k ? count - k : 0));
+    _mm512_mask_storeu_epi64(ends + k, lanes, _mm512_add_epi64(first, _mm512_cvtepu8_epi64(_mm512_castsi512_si128(offsets))));
+    offsets = _mm512_alignr_epi64(offsets, offsets, 1);  // the next eight offsets to the low lanes
+  }
+  return count;
+#elif defined(__AVX512BW__)
+  std::size_t n = 0;
   __m512i at = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(from)), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
   for (std::size_t k = 0; k < 64; k += 8) {
     const auto chunk = static_cast<__mmask8>(starts >> k);
@@ -271,10 +295,12 @@ inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::siz
     n += count;
     at = _mm512_add_epi64(at, _mm512_set1_epi64(8));
   }
-#else
-  for (; starts != 0; starts &= starts - 1) ends[n++] = from + static_cast<std::size_t>(__builtin_ctzll(starts));
-#endif
   return n;
+#else
+  std::size_t n = 0;
+  for (; starts != 0; starts &= starts - 1) ends[n++] = from + static_cast<std::size_t>(__builtin_ctzll(starts));
+  return n;
+#endif
 }
 
 template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
