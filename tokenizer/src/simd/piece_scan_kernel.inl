@@ -258,10 +258,11 @@ inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::ui
 // window's starts are a dozen or so, a different number each time: a loop over them costs a
 // mispredicted exit a window. With AVX512-VBMI2, the set bits' offsets compressed as bytes to the
 // front of one vector, then widened eight at a time to 64-bit lanes, each eight stored under a
-// mask of the starts left (so nothing past the last start is written); three stores hold 24
-// starts, more than a window of text has, so their number takes no branch. With AVX-512BW alone,
-// eight bits at a time: the set ones' lanes of a vector of from + 8k .. from + 8k + 7 compressed
-// to its front and stored under a mask of as many lanes.
+// mask of the starts left (so nothing past the last start is written); the first three stores,
+// 24 starts, are made whatever the count, so only a window denser than that (digits, one-letter
+// pieces) branches on it. With AVX-512BW alone, eight bits at a time: the set ones' lanes of a
+// vector of from + 8k .. from + 8k + 7 compressed to its front and stored under a mask of as many
+// lanes.
 #if defined(__AVX512VBMI2__)
 struct ByteOffsets {
   std::uint8_t at[64];
