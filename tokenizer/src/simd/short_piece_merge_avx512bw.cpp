@@ -4,11 +4,10 @@
 // laid out. The set-up is gathers, the lowest pair a reduction and a compare, the part list a
 // bitmask; only the two lookups of a merge's new pairs are scalar. The merge is flattened: every
 // RankTable function it calls is inlined into it, for a copy compiled out of line here, for this
-// ISA, could be the one the linker keeps for the whole program (`nm` shows none).
+// ISA, could be the one the linker keeps for the whole program (`nm` shows none); for the same
+// reason the prefetch's set-up calls no standard-library function (std::min, std::array).
 #include <immintrin.h>
 
-#include <algorithm>
-#include <array>
 #include <cstdint>
 
 #include "short_piece_merger.hpp"
@@ -33,23 +32,27 @@ template <std::size_t Vectors>
 [[gnu::always_inline]] inline std::size_t key_lines(const RankTable& ranks, __m128i bytes, std::size_t size,
                                                     KeyLineAddresses& lines) {
   const RankTable::ShortKeyLayout t = ranks.short_key_layout();
-  const std::size_t longest = std::min({size - 1, kMaxKeyLineBytes, t.max_token_size});
+  std::size_t longest = size - 1 < kMaxKeyLineBytes ? size - 1 : kMaxKeyLineBytes;
+  if (t.max_token_size < longest) longest = t.max_token_size;
   if (!t.filter || longest < 3) return 0;
   // heads[v] lane q: the 8 bytes from offset 8v + q, zeros past the piece: each 128-bit lane
   // holds the piece, and a byte index of 0x80 (offset 16 or more) shuffles in a zero.
-  static constexpr auto kHeadBytes = [] {
-    std::array<std::array<std::uint8_t, 64>, 2> from{};
+  struct HeadBytes {
+    std::uint8_t from[2][64];
+  };
+  static constexpr HeadBytes kHeadBytes = [] {
+    HeadBytes h{};
     for (std::size_t v = 0; v < 2; ++v)
       for (std::size_t q = 0; q < 8; ++q)
         for (std::size_t b = 0; b < 8; ++b) {
           const std::size_t at = 8 * v + q + b;
-          from[v][8 * q + b] = at < 16 ? static_cast<std::uint8_t>(at) : 0x80;
+          h.from[v][8 * q + b] = at < 16 ? static_cast<std::uint8_t>(at) : 0x80;
         }
-    return from;
+    return h;
   }();
   const __m512i piece = _mm512_broadcast_i32x4(bytes);
-  const __m512i heads[2] = {_mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes[0].data())),
-                            _mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes[1].data()))};
+  const __m512i heads[2] = {_mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes.from[0])),
+                            _mm512_shuffle_epi8(piece, _mm512_loadu_si512(kHeadBytes.from[1]))};
   const __m512i mix = _mm512_set1_epi64(static_cast<long long>(RankTable::kMixFactor));
   const __m128i filter_shift = _mm_cvtsi32_si128(static_cast<int>(t.filter_shift));
   const __m512i filter = _mm512_set1_epi64(reinterpret_cast<long long>(t.filter));
