@@ -19,6 +19,7 @@
 
 #include "python_values.hpp"
 #include "special_token_sets.hpp"
+#include "fast_methods.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace py = pybind11;
@@ -58,13 +59,16 @@ const tokenizer::Encoder& encoder_named(const std::optional<std::string>& name) 
 class Encoding {
  public:
   Encoding(std::shared_ptr<const tokenizer::Tokenizer> tokenizer, const tokenizer::Encoder& encoder)
-      : tokenizer_(std::move(tokenizer)), encoder_(&encoder), id_objects_(std::make_shared<IdObjects>(tokenizer_->vocabulary().id_end())) {}
+      : tokenizer_(std::move(tokenizer)), encoder_(&encoder), id_objects_(std::make_shared<IdObjects>(tokenizer_->vocabulary().id_end())),
+        default_specials_(std::make_shared<const SpecialTokenSets>(tokenizer_->vocabulary(), py::set(), py::str("all"))) {}
   Encoding(const Encoding& other, const tokenizer::Encoder& encoder)
-      : tokenizer_(other.tokenizer_), encoder_(&encoder), id_objects_(other.id_objects_) {}
+      : tokenizer_(other.tokenizer_), encoder_(&encoder), id_objects_(other.id_objects_), default_specials_(other.default_specials_) {}
 
   const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
   const tokenizer::Encoder& encoder() const { return *encoder_; }
   const tokenizer::Vocabulary& vocabulary() const { return tokenizer_->vocabulary(); }
+  // tiktoken's defaults: no special token allowed, all disallowed; made once.
+  const SpecialTokenSets& default_specials() const { return *default_specials_; }
   py::list to_list(const std::vector<Rank>& ids) const { return id_objects_->list_of(ids); }
   py::list to_lists(const std::vector<std::vector<Rank>>& batch) const {
     py::list out;
@@ -120,6 +124,7 @@ class Encoding {
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer_;
   const tokenizer::Encoder* encoder_;
   std::shared_ptr<IdObjects> id_objects_;
+  std::shared_ptr<const SpecialTokenSets> default_specials_;
 };
 
 // get_encoding's objects, one per (encoding, encoder), sharing one Tokenizer per encoding: as in
@@ -172,6 +177,54 @@ py::array_t<Rank> to_array(std::vector<Rank> ids) {
   return py::array_t<Rank>({static_cast<py::ssize_t>(owned->size())}, {stride}, owned->data(), free_ids);
 }
 
+// The methods called once per text, the short call of a benchmark among them, as fast calls
+// (fast_methods.hpp), with tiktoken's signatures.
+struct OrdinaryArguments {
+  static constexpr const char* arguments[] = {"text"};
+  static constexpr std::size_t positional = 1;
+};
+struct EncodeOrdinary : OrdinaryArguments {
+  static constexpr const char* name = "encode_ordinary";
+  static constexpr const char* doc = "encode_ordinary($self, /, text)\n--\n\n";
+  static py::object call(const Encoding& e, const auto& values) {
+    return e.to_list(e.encode_ordinary(Utf8Text(values[0]).view()));
+  }
+};
+struct EncodeOrdinaryToNumpy : OrdinaryArguments {
+  static constexpr const char* name = "encode_ordinary_to_numpy";
+  static constexpr const char* doc =
+      "encode_ordinary_to_numpy($self, /, text)\n--\n\nencode_ordinary, as encode_to_numpy gives them.";
+  static py::object call(const Encoding& e, const auto& values) {
+    return to_array(e.encode_ordinary(Utf8Text(values[0]).view()));
+  }
+};
+// values: text, allowed_special, disallowed_special; the sets are made for the call only where
+// one is given.
+struct SpecialArguments {
+  static constexpr const char* arguments[] = {"text", "allowed_special", "disallowed_special"};
+  static constexpr std::size_t positional = 1;
+  static std::vector<Rank> encode(const Encoding& e, const auto& values) {
+    const Utf8Text text(values[0]);
+    if (!values[1] && !values[2]) return e.encode(text.view(), e.default_specials());
+    const py::object allowed = values[1] ? py::reinterpret_borrow<py::object>(values[1]) : py::object(py::set());
+    const py::object disallowed = values[2] ? py::reinterpret_borrow<py::object>(values[2]) : py::object(py::str("all"));
+    return e.encode(text.view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed));
+  }
+};
+struct Encode : SpecialArguments {
+  static constexpr const char* name = "encode";
+  static constexpr const char* doc = "encode($self, /, text, *, allowed_special=(), disallowed_special='all')\n--\n\n";
+  static py::object call(const Encoding& e, const auto& values) { return e.to_list(encode(e, values)); }
+};
+struct EncodeToNumpy : SpecialArguments {
+  static constexpr const char* name = "encode_to_numpy";
+  static constexpr const char* doc =
+      "encode_to_numpy($self, /, text, *, allowed_special=(), disallowed_special='all')\n--\n\n"
+      "encode, as a numpy array of uint32: up to 1,024 ids copied into an array numpy owns, more handed\n"
+      "over without a copy.";
+  static py::object call(const Encoding& e, const auto& values) { return to_array(encode(e, values)); }
+};
+
 }  // namespace
 
 }  // namespace tokbench_python
@@ -199,8 +252,8 @@ PYBIND11_MODULE(tokbench, m) {
 
   const py::str all("all");
   const py::set none;
-  py::class_<Encoding, std::shared_ptr<Encoding>>(m, "Encoding")
-      .def_property_readonly("name", [](const Encoding& e) { return e.vocabulary().name(); })
+  py::class_<Encoding, std::shared_ptr<Encoding>> encoding(m, "Encoding");
+  encoding.def_property_readonly("name", [](const Encoding& e) { return e.vocabulary().name(); })
       .def_property_readonly("encoder", [](const Encoding& e) { return std::string(e.encoder().name); })
       .def_property_readonly("piece_cache_bytes", [](const Encoding& e) { return e.tokenizer().piece_cache_bytes(); })
       .def_property_readonly("piece_memo_bytes", [](const Encoding& e) { return e.tokenizer().piece_memo_bytes(); })
@@ -218,20 +271,6 @@ PYBIND11_MODULE(tokbench, m) {
       })
       .def("with_encoder", [](const Encoding& e, const std::string& name) { return std::make_shared<Encoding>(e, encoder_named(name)); },
            py::arg("encoder"), "This encoding with another of encoders(): the same ids, the same loaded vocabulary.")
-      .def("encode_ordinary", [](const Encoding& e, py::handle text) {
-        return e.to_list(e.encode_ordinary(Utf8Text(text).view()));
-      }, py::arg("text"))
-      .def("encode", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
-        return e.to_list(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
-      }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all)
-      .def("encode_to_numpy", [](const Encoding& e, py::handle text, py::handle allowed, py::handle disallowed) {
-        return to_array(e.encode(Utf8Text(text).view(), SpecialTokenSets(e.vocabulary(), allowed, disallowed)));
-      }, py::arg("text"), py::kw_only(), py::arg("allowed_special") = none, py::arg("disallowed_special") = all,
-      "encode, as a numpy array of uint32: up to 1,024 ids copied into an array numpy owns, more handed\n"
-      "over without a copy.")
-      .def("encode_ordinary_to_numpy", [](const Encoding& e, py::handle text) {
-        return to_array(e.encode_ordinary(Utf8Text(text).view()));
-      }, py::arg("text"), "encode_ordinary, as encode_to_numpy gives them.")
       .def("encode_ordinary_batch", [](const Encoding& e, py::handle texts, int threads) {
         return e.to_lists(e.encode_batch(texts, threads, SpecialTokenSets(e.vocabulary(), py::set(), py::tuple())));
       }, py::arg("text"), py::kw_only(), py::arg("num_threads") = 8)
@@ -255,4 +294,8 @@ PYBIND11_MODULE(tokbench, m) {
         return py::reinterpret_steal<py::str>(text);
       }, py::arg("tokens"), py::arg("errors") = "replace")
       .def("__repr__", [](const Encoding& e) { return "<Encoding '" + e.vocabulary().name() + "'>"; });
+  def_fast_method<EncodeOrdinary>(encoding);
+  def_fast_method<EncodeOrdinaryToNumpy>(encoding);
+  def_fast_method<Encode>(encoding);
+  def_fast_method<EncodeToNumpy>(encoding);
 }

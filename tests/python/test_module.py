@@ -1,6 +1,7 @@
 """The Python module tokbench against tiktoken: the golden ids of every corpus text, and tiktoken's
 behaviour for special tokens, errors and odd input, written out from tiktoken 0.14."""
 
+import inspect
 import os
 import pathlib
 import random
@@ -161,6 +162,31 @@ class Behaviour(unittest.TestCase):
             tokbench.get_encoding("cl100k_base", encoder="zzz")
         with self.assertRaisesRegex(ValueError, "missing.tiktoken: cannot open vocabulary file"):
             tokbench.load_encoding("/nonexistent/missing.tiktoken")
+
+    def test_arguments_as_tiktokens_signatures(self):
+        # encode and encode_ordinary (and their numpy forms) parse their own arguments
+        # (python/src/fast_methods.hpp): text by position or keyword, the special-token sets by
+        # keyword only, as tiktoken's signatures have them.
+        enc = self.enc
+        for method in (enc.encode, enc.encode_ordinary, enc.encode_to_numpy, enc.encode_ordinary_to_numpy):
+            with self.subTest(method=method.__name__):
+                self.assertEqual(list(method(text="hi")), [6151])
+                self.assertEqual(list(method("hi")), [6151])
+                with self.assertRaisesRegex(TypeError, rf"{method.__name__}\(\) missing 1 required argument: 'text'"):
+                    method()
+                with self.assertRaisesRegex(TypeError, "takes 1 positional argument but 2 were given"):
+                    method("a", "b")
+                with self.assertRaisesRegex(TypeError, "got an unexpected keyword argument 'txt'"):
+                    method(txt="a")
+                with self.assertRaisesRegex(TypeError, "got multiple values for argument 'text'"):
+                    method("a", text="b")
+        self.assertEqual(str(inspect.signature(enc.encode)), "(text, *, allowed_special=(), disallowed_special='all')")
+        self.assertEqual(str(inspect.signature(enc.encode_ordinary)), "(text)")
+        self.assertEqual(enc.encode_to_numpy("a<|endoftext|>", allowed_special="all").tolist(), [64, 100257])
+        with self.assertRaisesRegex(TypeError, "got an unexpected keyword argument 'allowed_special'"):
+            enc.encode_ordinary("a", allowed_special="all")
+        with self.assertRaisesRegex(TypeError, "doesn't apply to a 'int' object"):
+            tokbench.Encoding.encode(5, "x")
 
     def test_decode_as_tiktoken(self):
         enc = self.enc
