@@ -100,6 +100,27 @@ TEST(PieceMemo, TellsApartPiecesThatShareTheirKeyWords) {
   EXPECT_TRUE(found_ids(many, "xz").empty());
 }
 
+// A piece of up to 8 bytes and 4 to 6 ids lives in the long table and leaves a marker in the
+// short one, and find_many reads the long table only while the marker is there: a marker that a
+// newer piece replaced makes the piece miss, never gives another's ids. One line a table: a new
+// piece replaces the line's last entry once the line is full.
+TEST(PieceMemo, FindsAPieceOfManyIdsThroughItsMarker) {
+  PieceMemo memo(2 * PieceMemoTable<1>::kLineBytes);
+  store(memo, "a", {1});
+  store(memo, "b", {2});
+  store(memo, "c", {3});
+  store(memo, "xy", {4, 5, 6, 7});  // its marker takes the short line's last entry
+  EXPECT_EQ(found_ids(memo, "xy"), (std::vector<Rank>{4, 5, 6, 7}));
+  const Padded xy("xy");
+  EXPECT_EQ(memo.find_short(xy.data(), xy.size), nullptr);  // a marker is no piece
+  store(memo, "d", {8});  // replaces the marker
+  EXPECT_EQ(found_ids(memo, "d"), std::vector<Rank>{8});
+  EXPECT_TRUE(found_ids(memo, "xy").empty());
+  for (const char* piece : {"a", "b", "c"}) EXPECT_EQ(found_ids(memo, piece).size(), 1u) << piece;
+  store(memo, "xy", {4, 5, 6, 7});
+  EXPECT_EQ(found_ids(memo, "xy"), (std::vector<Rank>{4, 5, 6, 7}));
+}
+
 TEST(PieceMemo, StoresNoPieceItCannotHoldWhole) {
   PieceMemo memo(kTestBytes);
   store(memo, "seven", {1, 2, 3, 4, 5, 6, 7});                     // more ids than an entry holds

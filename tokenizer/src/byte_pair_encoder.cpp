@@ -27,7 +27,8 @@ void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t 
   count_memo_miss(data, size);  // may put memo_ off for the pieces after this one
   // A whole token first: most first occurrences are, and a token has one id, so it cannot be
   // among the short pieces of many ids in the memo's long table, whose probe is a line of its
-  // own (a cache miss in half of a first occurrence's time, before this order).
+  // own (a cache miss in half of a first occurrence's time, before this order; find_many now
+  // probes it only for a piece whose marker the short table holds).
   if (const Rank whole = whole_pieces_.find_padded(data, size); whole != kNoRank) {
     out.push_back(whole);
     memo.store(data, size, &whole, 1);

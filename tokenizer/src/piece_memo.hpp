@@ -61,6 +61,20 @@ class PieceMemoTable {
       return line[0].ids;
     return find_later(line, h, key, size);
   }
+  // Whether the piece's marker (store_marker) is here, where find would look for the piece; it
+  // moves no entry.
+  bool has_marker(const Key& key, std::size_t size) const {
+    static_assert(kMarkersFit);
+    const std::uint64_t h = hash(key, size);
+    const Entry* line = lines_[first_line(h)].entries;
+    for (std::size_t w = 0; w < kWays; ++w)
+      if (holds(line[w], key, size | kMarkerBit)) return true;
+    if ((line[kWays - 1].ids[0] & kSizeMask) == 0) return false;
+    line = lines_[second_line(h)].entries;
+    for (std::size_t w = 0; w < kWays; ++w)
+      if (holds(line[w], key, size | kMarkerBit)) return true;
+    return false;
+  }
   // find's first compare alone: the id words if the piece sits in the first entry of its first
   // line, else nullptr (and find may still find it).
   [[gnu::always_inline]] const std::uint64_t* find_first(const Key& key, std::size_t size) const {
@@ -69,23 +83,26 @@ class PieceMemoTable {
   }
   // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
   // entry of its first line, else of its second, else in its first line's last.
-  void store(const Key& key, std::size_t size, const Rank* ids, std::size_t count) {
-    if (count == 0 || count > kMaxIds) return;
+  // Returns whether it did.
+  bool store(const Key& key, std::size_t size, const Rank* ids, std::size_t count) {
+    if (count == 0 || count > kMaxIds) return false;
     std::uint64_t words[KeyWords] = {};
     for (std::size_t i = 0; i < count; ++i) {
-      if (ids[i] >> kIdBits) return;
+      if (ids[i] >> kIdBits) return false;
       words[i / 3] |= std::uint64_t{ids[i]} << (kFirstIdBit[i / 3 != 0] + i % 3 * kIdBits);
     }
     words[0] |= size | std::uint64_t{count < 3 ? count : 3} << 5;
     if constexpr (KeyWords == 2) words[1] |= count - (count < 3 ? count : 3);
-    const std::uint64_t h = hash(key, size);
-    Entry* e = empty_entry(lines_[first_line(h)].entries);
-    if (!e) e = empty_entry(lines_[second_line(h)].entries);
-    if (!e) e = &lines_[first_line(h)].entries[kWays - 1];
-    for (std::size_t i = 0; i < KeyWords; ++i) {
-      e->key[i] = key.words[i];
-      e->ids[i] = words[i];
-    }
+    put(key, size, words);
+    return true;
+  }
+  // Remembers that the piece (key, size) is kept elsewhere (in PieceMemo's long table): an entry
+  // found only by has_marker, in the lines where find looks for the piece, so that asking costs
+  // no line that find did not just read.
+  void store_marker(const Key& key, std::size_t size) {
+    static_assert(kMarkersFit);
+    std::uint64_t words[KeyWords] = {size | kMarkerBit};
+    put(key, size, words);
   }
 
   // Writes the kMaxIds ids' places of the id words that find returned to `ids` (those past the
@@ -104,6 +121,10 @@ class PieceMemoTable {
  private:
   static constexpr std::uint64_t kSizeMask = 31;
   static_assert(kMaxPiece <= kSizeMask);
+  // In a marker's size field beside the piece's size: no piece's size, so find never matches a
+  // marker, nor has_marker a piece (in a table of pieces of up to 15 bytes: kMarkersFit).
+  static constexpr std::uint64_t kMarkerBit = 16;
+  static constexpr bool kMarkersFit = kMaxPiece < kMarkerBit;
   static constexpr unsigned kFirstIdBit[2] = {7, 2};  // in the first id word, in a second
   struct Entry {
     std::uint64_t key[KeyWords];
@@ -121,8 +142,19 @@ class PieceMemoTable {
     while (lines <= bytes / (2 * kLineBytes)) lines *= 2;
     return lines;
   }
-  [[gnu::always_inline]] static bool holds(const Entry& e, const Key& key, std::size_t size) {
-    bool same = (e.ids[0] & kSizeMask) == size;
+  void put(const Key& key, std::size_t size, const std::uint64_t (&words)[KeyWords]) {
+    const std::uint64_t h = hash(key, size);
+    Entry* e = empty_entry(lines_[first_line(h)].entries);
+    if (!e) e = empty_entry(lines_[second_line(h)].entries);
+    if (!e) e = &lines_[first_line(h)].entries[kWays - 1];
+    for (std::size_t i = 0; i < KeyWords; ++i) {
+      e->key[i] = key.words[i];
+      e->ids[i] = words[i];
+    }
+  }
+  // Whether e is the piece's entry (size_field: its size) or its marker's (its size | kMarkerBit).
+  [[gnu::always_inline]] static bool holds(const Entry& e, const Key& key, std::size_t size_field) {
+    bool same = (e.ids[0] & kSizeMask) == size_field;
     for (std::size_t i = 0; i < KeyWords; ++i) same &= e.key[i] == key.words[i];
     return same;
   }
@@ -169,7 +201,10 @@ class PieceMemoTable {
 // half the memory: the short one holds pieces of up to 8 bytes and 3 ids; the long one pieces of
 // 9 to 16 bytes and up to 6 ids, and those of up to 8 bytes with 4 to 6 ids (a tenth of English's
 // merged pieces), which it keys by their first 8 bytes and a second word of zeros: no piece of 9
-// bytes or more has that key, for its size differs.
+// bytes or more has that key, for its size differs. Such a piece also leaves a marker in the short
+// table, where find_short has just looked for it, so that the long table's line, a cache miss
+// where the piece is new, is read only for the pieces that have one: a marker lost to a newer
+// piece costs the piece's ids a merge, never their exactness.
 // Not thread-safe: a PieceMemo has one user at a time (PieceMemoPool hands them out).
 class PieceMemo {
  public:
@@ -203,8 +238,14 @@ class PieceMemo {
   [[gnu::always_inline]] const std::uint64_t* find_long(const std::uint8_t* data, std::size_t size) {
     return long_.find(long_key(data, size), size);
   }
+  // find_many asks the long table only where the short one holds the piece's marker, which
+  // store leaves there beside a piece of many ids: most pieces that reach find_many are new, and
+  // the long table's line would be a cache miss for nothing, where the short one's was just read
+  // by find_short.
   const std::uint64_t* find_many(const std::uint8_t* data, std::size_t size) {
-    return long_.find({RankTable::padded_head(data, size), 0}, size);
+    const std::uint64_t head = RankTable::padded_head(data, size);
+    if (!short_.has_marker({head}, size)) return nullptr;
+    return long_.find({head, 0}, size);
   }
   // Remembers the ids of the piece of `size` bytes (1 to kMaxPiece) at `data`, read as by find.
   void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
@@ -212,8 +253,8 @@ class PieceMemo {
       long_.store(long_key(data, size), size, ids, count);
     else if (count <= ShortTable::kMaxIds)
       short_.store({RankTable::padded_head(data, size)}, size, ids, count);
-    else
-      long_.store({RankTable::padded_head(data, size), 0}, size, ids, count);
+    else if (long_.store({RankTable::padded_head(data, size), 0}, size, ids, count))
+      short_.store_marker({RankTable::padded_head(data, size)}, size);
   }
   // Appends the ids of the piece of `size` bytes (1 to kMaxPiece) at `data` and returns true, or
   // returns false.
