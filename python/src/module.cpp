@@ -147,12 +147,15 @@ std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::o
 }
 
 std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::optional<std::string>& encoder_name,
-                                        std::size_t piece_cache_bytes, std::size_t piece_memo_bytes) {
+                                        std::size_t piece_cache_bytes, std::size_t piece_memo_bytes,
+                                        std::size_t long_piece_memo_bytes) {
   const tokenizer::Encoder& encoder = encoder_named(encoder_name);
   try {
-    return std::make_shared<Encoding>(std::make_shared<const tokenizer::Tokenizer>(
-                                          tokenizer::Vocabulary::load(path), tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes}),
-                                      encoder);
+    return std::make_shared<Encoding>(
+        std::make_shared<const tokenizer::Tokenizer>(
+            tokenizer::Vocabulary::load(path),
+            tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes, long_piece_memo_bytes}),
+        encoder);
   } catch (const tokenizer::VocabularyError& e) {
     throw py::value_error(e.what());
   }
@@ -239,10 +242,12 @@ PYBIND11_MODULE(tokbench, m) {
   m.def("load_encoding", &load_encoding, py::arg("path"), py::arg("encoder") = py::none(),
         py::arg("piece_cache_bytes") = tokenizer::TokenizerOptions::kDefaultPieceCacheBytes,
         py::arg("piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultPieceMemoBytes,
+        py::arg("long_piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultLongPieceMemoBytes,
         "An encoding from a .tiktoken file and the .json spec beside it, loaded anew: its piece cache\n"
         "(the ids of merged pieces, kept across calls) starts empty and holds piece_cache_bytes at\n"
         "most (0: none); each thread that encodes keeps a memo of the pieces it met of\n"
-        "piece_memo_bytes at most (0: none).");
+        "piece_memo_bytes at most (0: none), and beside it long_piece_memo_bytes for pieces of more\n"
+        "than 16 bytes (0: none).");
   m.def("list_encoding_names", &tokenizer::Vocabulary::builtin_names);
   m.def("encoders", [] {
     std::vector<std::string> names;

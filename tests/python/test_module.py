@@ -229,7 +229,7 @@ class Behaviour(unittest.TestCase):
         path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
         self.assertEqual(tokbench.get_encoding("cl100k_base").piece_cache_bytes, 256 << 10)
         uncached = tokbench.load_encoding(path, piece_cache_bytes=0, piece_memo_bytes=0)
-        small = tokbench.load_encoding(path, piece_cache_bytes=5000, piece_memo_bytes=5000)
+        small = tokbench.load_encoding(path, piece_cache_bytes=5000, piece_memo_bytes=5000, long_piece_memo_bytes=5000)
         self.assertEqual(uncached.piece_cache_bytes, 0)
         self.assertEqual(small.piece_cache_bytes, 4096)  # a power of two of 64-byte lines
         self.assertEqual(small.piece_memo_bytes, 0)  # made on first use
@@ -237,9 +237,15 @@ class Behaviour(unittest.TestCase):
         expected = golden_ids("en_shakespeare.cl100k_base.u32")
         for encoding in (uncached, small, small):  # small twice: cold, then warm
             self.assertIsNone(first_difference(expected, encoding.encode_ordinary(text)))
+        # Hindi: words of more than 16 bytes, which the long-piece memo keeps.
+        hindi = read_text(CORPUS_DIR / "udhr_hin.txt")
+        for encoding in (uncached, small, small):
+            self.assertIsNone(first_difference(golden_ids("udhr_hin.cl100k_base.u32"), encoding.encode_ordinary(hindi)))
         self.assertEqual(uncached.piece_memo_bytes, 0)
-        # A memo a thread that encoded, each two tables of a power of two of 64-byte lines.
-        self.assertIn(small.piece_memo_bytes, [n * (2048 + 2048) for n in range(1, (os.cpu_count() or 1) + 1)])
+        # A memo a thread that encoded, each two tables of a power of two of 64-byte lines and 5,000
+        # bytes for long pieces (an eighth of it, rounded down to a power of two of 16-byte slots, for
+        # the index, the rest the arena).
+        self.assertIn(small.piece_memo_bytes, [n * (2048 + 2048 + 5000) for n in range(1, (os.cpu_count() or 1) + 1)])
 
     def test_round_trip_of_random_text(self):
         rng = random.Random(7)

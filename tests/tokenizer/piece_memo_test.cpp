@@ -196,7 +196,7 @@ TEST(PieceMemo, KeepsPiecesWhoseLineIsFullInTheirSecondLine) {
 }
 
 TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
-  PieceMemoPool pool(kTestBytes, 2);
+  PieceMemoPool pool(kTestBytes, LongPieceMemo::kMinBytes, 2);
   EXPECT_EQ(pool.memory_bytes(), 0u);  // made on first lease
   {
     PieceMemoPool::Lease a = pool.lease();
@@ -206,7 +206,7 @@ TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
     ASSERT_NE(b.memo(), nullptr);
     EXPECT_NE(a.memo(), b.memo());
     EXPECT_EQ(c.memo(), nullptr);  // every memo leased: none
-    EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes));
+    EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes, LongPieceMemo::kMinBytes));
   }
   // Returned: this thread finds the memo it filled before.
   PieceMemo* first;
@@ -218,14 +218,14 @@ TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
   PieceMemoPool::Lease again = pool.lease();
   ASSERT_EQ(again.memo(), first);
   EXPECT_EQ(found_ids(*again.memo(), "kept"), std::vector<Rank>{42});
-  EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes));
+  EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes, LongPieceMemo::kMinBytes));
 }
 
 TEST(PieceMemoPool, NoMemosWhenOff) {
-  PieceMemoPool none(0, 4);
+  PieceMemoPool none(0, LongPieceMemo::kMinBytes, 4);
   EXPECT_EQ(none.lease().memo(), nullptr);
   EXPECT_EQ(none.memory_bytes(), 0u);
-  PieceMemoPool zero(kTestBytes, 0);
+  PieceMemoPool zero(kTestBytes, LongPieceMemo::kMinBytes, 0);
   EXPECT_EQ(zero.lease().memo(), nullptr);
 }
 

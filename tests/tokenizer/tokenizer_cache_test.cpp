@@ -32,6 +32,23 @@ std::string random_words(std::size_t bytes, unsigned seed) {
   return text;
 }
 
+// Words of 6 to 15 random Devanagari letters (U+0915-U+0939, three bytes each), a space before
+// each: pieces of 19 to 46 bytes, few of them tokens, and few recurring.
+std::string random_long_words(std::size_t bytes, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::string text;
+  while (text.size() < bytes) {
+    text += ' ';
+    for (std::size_t n = 6 + gen() % 10; n > 0; --n) {
+      const unsigned letter = 0x15 + gen() % 0x25;  // U+0900 + letter
+      text += static_cast<char>(0xE0);
+      text += static_cast<char>(0xA4);
+      text += static_cast<char>(0x80 + letter);
+    }
+  }
+  return text;
+}
+
 // Random base64: most of its bytes lie in letter runs that no memo has met.
 std::string random_base64(std::size_t bytes, unsigned seed) {
   static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -94,7 +111,8 @@ TEST(TokenizerCache, MemosAreMadeOnFirstUseOneAThreadAndZeroTurnsThemOff) {
   EXPECT_EQ(fresh.piece_memo_bytes(), 0u);
   fresh.encode_ordinary("Hello, world");
   fresh.encode_ordinary("and again");
-  EXPECT_EQ(fresh.piece_memo_bytes(), PieceMemo::memory_for(TokenizerOptions::kDefaultPieceMemoBytes));
+  EXPECT_EQ(fresh.piece_memo_bytes(), PieceMemo::memory_for(TokenizerOptions::kDefaultPieceMemoBytes,
+                                                            TokenizerOptions::kDefaultLongPieceMemoBytes));
   const Tokenizer off(shared, TokenizerOptions{.piece_memo_bytes = 0});
   EXPECT_EQ(off.piece_memos(), nullptr);
   off.encode_ordinary("Hello, world");
@@ -108,7 +126,7 @@ TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
     const std::string other = test::read_corpus("code_sqlite3_h");
     for (const Encoder* encoder : supported_encoders()) {
       SCOPED_TRACE(encoding + " " + std::string(encoder->name));
-      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0, 0});
+      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0, 0, 0});
       test::expect_same_ids(golden, off.encode_ordinary(text, *encoder));
       const Tokenizer memo_only(test::tokenizer(encoding), TokenizerOptions{.piece_cache_bytes = 0});
       test::expect_same_ids(golden, memo_only.encode_ordinary(text, *encoder));
@@ -124,17 +142,43 @@ TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
 }
 
 TEST(TokenizerCache, StaysWithinItsBoundPastManyMorePiecesThanItHolds) {
-  constexpr std::size_t kBound = 16 * 1024;  // 256 cache entries; 512 short memo entries, 256 long
+  // 256 cache entries; 512 short memo entries, 256 long; 16 KiB for long pieces.
+  constexpr std::size_t kBound = 16 * 1024;
   const Tokenizer& shared = test::tokenizer("cl100k_base");
-  const Tokenizer small(shared, TokenizerOptions{kBound, kBound});
-  const Tokenizer off(shared, TokenizerOptions{0, 0});
+  const Tokenizer small(shared, TokenizerOptions{kBound, kBound, kBound});
+  const Tokenizer off(shared, TokenizerOptions{0, 0, 0});
   EXPECT_EQ(small.piece_cache_bytes(), kBound);
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    const std::string text = random_words(256 * 1024, seed);  // tens of thousands of distinct words
-    for (const Encoder* encoder : supported_encoders())
-      test::expect_same_ids(off.encode_ordinary(text, *find_encoder("serial")), small.encode_ordinary(text, *encoder));
-    EXPECT_EQ(small.piece_cache_bytes(), kBound);
-    EXPECT_LE(small.piece_memo_bytes(), std::thread::hardware_concurrency() * kBound);
+    // Tens of thousands of distinct words; then as many of more than 16 bytes.
+    for (const std::string& text : {random_words(256 * 1024, seed), random_long_words(256 * 1024, seed)}) {
+      for (const Encoder* encoder : supported_encoders())
+        test::expect_same_ids(off.encode_ordinary(text, *find_encoder("serial")), small.encode_ordinary(text, *encoder));
+      EXPECT_EQ(small.piece_cache_bytes(), kBound);
+      EXPECT_LE(small.piece_memo_bytes(), std::thread::hardware_concurrency() * 2 * kBound);
+    }
+  }
+}
+
+// Text whose words are long pieces (more than 16 bytes: words of Devanagari letters, three bytes
+// each), cold, warm, after other text, with a long-piece memo far smaller than its pieces, and
+// without one: the ids of the memo-less, cache-less tokenizer.
+TEST(TokenizerCache, LongPiecesGiveTheSameIdsColdWarmAndPastTheMemosBound) {
+  for (const std::string encoding : {"cl100k_base", "o200k_base"}) {
+    const Tokenizer& shared = test::tokenizer(encoding);
+    const Tokenizer off(shared, TokenizerOptions{0, 0, 0});
+    const std::string text = test::read_corpus("udhr_hin") + test::read_corpus("udhr_cmn_hans") + random_long_words(64 * 1024, 7);
+    const std::vector<Rank> expected = off.encode_ordinary(text, *find_encoder("serial"));
+    for (const Encoder* encoder : supported_encoders()) {
+      SCOPED_TRACE(encoding + " " + std::string(encoder->name));
+      const Tokenizer fresh(shared, TokenizerOptions{});
+      test::expect_same_ids(expected, fresh.encode_ordinary(text, *encoder));  // cold
+      test::expect_same_ids(expected, fresh.encode_ordinary(text, *encoder));  // warm
+      const Tokenizer tiny(shared, TokenizerOptions{.long_piece_memo_bytes = LongPieceMemo::kMinBytes});
+      test::expect_same_ids(expected, tiny.encode_ordinary(text, *encoder));
+      test::expect_same_ids(expected, tiny.encode_ordinary(text, *encoder));
+      const Tokenizer without(shared, TokenizerOptions{.long_piece_memo_bytes = 0});
+      test::expect_same_ids(expected, without.encode_ordinary(text, *encoder));
+    }
   }
 }
 

@@ -12,6 +12,7 @@ BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* l
       long_pieces_(long_pieces),
       memo_lease_(memos ? memos->lease() : PieceMemoPool::Lease()),
       memo_(memo_lease_.memo()),
+      longer_(memo_ ? &memo_->longer() : nullptr),
       // Behind a memo, the pieces looked up whole are the ones this thread has not met, far more
       // of them no token than of a text's pieces: the filter from the first lookup.
       whole_pieces_(ranks, memo_ != nullptr),
@@ -112,14 +113,20 @@ inline bool BytePairEncoder::lookup_cached(std::string_view piece, std::vector<R
 void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
   const std::size_t size = piece.size();
+  LongPieceMemo* const longer = size > PieceMemo::kMaxPiece ? longer_ : nullptr;
+  if (longer) {
+    const bool hit = longer->append(data, size, out);
+    if (!longer_trial_.passes(hit)) longer_ = nullptr;
+    if (hit) return;
+  }
+  const std::size_t first = out.size();
   if (size > kShortPiece) {
     encode_long(data, size, out);
-    return;
+  } else if (!cache_ || !lookup_cached(piece, out)) {
+    encode_short(data, size, out);
+    if (cache_) cache_->store(piece, out.data() + first, out.size() - first, overflow_);
   }
-  if (cache_ && lookup_cached(piece, out)) return;
-  const std::size_t first = out.size();
-  encode_short(data, size, out);
-  if (cache_) cache_->store(piece, out.data() + first, out.size() - first, overflow_);
+  if (longer) longer->store(data, size, out.data() + first, out.size() - first);
 }
 
 void BytePairEncoder::encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out) {

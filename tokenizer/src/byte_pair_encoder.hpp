@@ -132,6 +132,9 @@ class BytePairEncoder {
   const LongPieceIndex* long_pieces_;
   PieceMemoPool::Lease memo_lease_;
   PieceMemo* memo_ = nullptr;  // memo_lease_.memo() while it pays (count_memo_miss): every piece asks for it
+  // The leased memo's pieces of more than PieceMemo::kMaxPiece bytes, asked for every such piece
+  // that is no token while at least 1 in 16 of them is found there (longer_trial_, as the cache's).
+  LongPieceMemo* longer_ = nullptr;
   // The trial's window (count_memo_miss) starts at this address, at the call's first missed piece
   // or after the last window's end, and reaches to the end of the latest missed piece; that many
   // of its bytes lay in pieces the memo lacked.
@@ -168,6 +171,7 @@ class BytePairEncoder {
     std::size_t lookups_ = 0;
     std::size_t hits_ = 0;
   };
+  Trial longer_trial_;
   PieceCache* cache_;
   Trial cache_trial_;
   bool overflow_ = true;

@@ -2,8 +2,9 @@
 
 namespace tokenizer {
 
-PieceMemoPool::PieceMemoPool(std::size_t bytes, std::size_t memos)
+PieceMemoPool::PieceMemoPool(std::size_t bytes, std::size_t longer_bytes, std::size_t memos)
     : bytes_(bytes),
+      longer_bytes_(longer_bytes),
       count_(bytes ? memos : 0),
       slots_(std::make_unique<Slot[]>(count_)) {}
 
@@ -15,7 +16,7 @@ PieceMemoPool::Lease PieceMemoPool::lease() {
     Slot& slot = slots_[(first + k) % count_];
     if (slot.leased.load(std::memory_order_relaxed) || slot.leased.exchange(true, std::memory_order_acquire)) continue;
     if (!slot.memo) {
-      slot.memo = std::make_unique<PieceMemo>(bytes_);
+      slot.memo = std::make_unique<PieceMemo>(bytes_, longer_bytes_);
       made_.fetch_add(1, std::memory_order_relaxed);
     }
     return Lease(&slot);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "long_piece_memo.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
 
@@ -214,13 +215,19 @@ class PieceMemo {
   static constexpr std::size_t kMaxShortPiece = ShortTable::kMaxPiece;
   static constexpr std::size_t kMaxIds = LongTable::kMaxIds;
 
-  explicit PieceMemo(std::size_t bytes) : short_(bytes / 2), long_(bytes / 2) {}
+  // `bytes` for the two tables, `longer_bytes` for the pieces of more than kMaxPiece bytes (none
+  // without).
+  explicit PieceMemo(std::size_t bytes, std::size_t longer_bytes = 0) : short_(bytes / 2), long_(bytes / 2), longer_(longer_bytes) {}
 
-  // The memory of a memo made with `bytes`: at most bytes, at least two lines.
-  static std::size_t memory_for(std::size_t bytes) {
-    return ShortTable::memory_for(bytes / 2) + LongTable::memory_for(bytes / 2);
+  // The memory of a memo made with `bytes` and `longer_bytes`: the tables' at most bytes and at
+  // least two lines, beside LongPieceMemo::memory_for(longer_bytes).
+  static std::size_t memory_for(std::size_t bytes, std::size_t longer_bytes) {
+    return ShortTable::memory_for(bytes / 2) + LongTable::memory_for(bytes / 2) + LongPieceMemo::memory_for(longer_bytes);
   }
-  std::size_t memory_bytes() const { return short_.memory_bytes() + long_.memory_bytes(); }
+  std::size_t memory_bytes() const { return short_.memory_bytes() + long_.memory_bytes() + longer_.memory_bytes(); }
+
+  // The pieces of more than kMaxPiece bytes.
+  LongPieceMemo& longer() { return longer_; }
 
   // The lookups of a piece of `size` bytes at `data`, with 8 bytes readable from data
   // (RankTable::find_padded's precondition): the id words for ShortTable::unpack or
@@ -286,6 +293,7 @@ class PieceMemo {
 
   ShortTable short_;
   LongTable long_;
+  LongPieceMemo longer_;
 };
 
 // The PieceMemos of a Tokenizer, one per thread that encodes at a time, each made by its first
@@ -299,8 +307,9 @@ class PieceMemoPool {
   };
 
  public:
-  // At most `memos` memos of `bytes` each (PieceMemo's rounding); none when either is 0.
-  PieceMemoPool(std::size_t bytes, std::size_t memos);
+  // At most `memos` memos of `bytes` and `longer_bytes` each (PieceMemo's rounding); none when
+  // `bytes` or `memos` is 0.
+  PieceMemoPool(std::size_t bytes, std::size_t longer_bytes, std::size_t memos);
 
   class Lease {
    public:
@@ -323,10 +332,13 @@ class PieceMemoPool {
   Lease lease();
 
   // Memory of the memos made so far: at most memos * bytes.
-  std::size_t memory_bytes() const { return made_.load(std::memory_order_relaxed) * PieceMemo::memory_for(bytes_); }
+  std::size_t memory_bytes() const {
+    return made_.load(std::memory_order_relaxed) * PieceMemo::memory_for(bytes_, longer_bytes_);
+  }
 
  private:
   std::size_t bytes_;
+  std::size_t longer_bytes_;
   std::size_t count_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<std::size_t> made_{0};

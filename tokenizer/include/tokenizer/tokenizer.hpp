@@ -48,6 +48,12 @@ struct TokenizerOptions {
   // made on first need and kept, so their memory is at most that many times this (each memo's
   // two tables rounded down to a power of two of 64-byte lines). 0: none.
   std::size_t piece_memo_bytes = kDefaultPieceMemoBytes;
+  static constexpr std::size_t kDefaultLongPieceMemoBytes = std::size_t{512} << 10;
+  // Memory beside each memo's tables for the pieces of more than 16 bytes it met (words of two or
+  // three bytes a letter, runs of Chinese or Japanese): their bytes and ids in an arena, forgotten
+  // all at once when it is full; a piece whose record would take more than a quarter of it is
+  // never kept. Below 4 KiB (0 included): none. Only with piece_memo_bytes.
+  std::size_t long_piece_memo_bytes = kDefaultLongPieceMemoBytes;
 };
 
 // A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Safe to share between
