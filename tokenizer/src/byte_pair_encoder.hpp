@@ -133,7 +133,7 @@ class BytePairEncoder {
   PieceMemoPool::Lease memo_lease_;
   PieceMemo* memo_ = nullptr;  // memo_lease_.memo() while it pays (count_memo_miss): every piece asks for it
   // The leased memo's pieces of more than PieceMemo::kMaxPiece bytes, asked for every such piece
-  // that is no token while at least 1 in 16 of them is found there (longer_trial_, as the cache's).
+  // that is no token while at least 1 in 16 of them is found there (longer_trial_).
   LongPieceMemo* longer_ = nullptr;
   // The trial's window (count_memo_miss) starts at this address, at the call's first missed piece
   // or after the last window's end, and reaches to the end of the latest missed piece; that many
@@ -155,12 +155,14 @@ class BytePairEncoder {
   // there), on a trial of its own: a tenth of English's merged pieces are found that way, next
   // to none of random base64's, whose many-id pieces never recur.
   static constexpr std::size_t kTrialWindow = 8192;
+  template <std::size_t Window>
   class Trial {
    public:
-    // Counts a lookup; false when it closes a window in which fewer than 1 in 16 hit.
+    // Counts a lookup; false when it closes a window of Window lookups in which fewer than 1 in
+    // 16 hit.
     bool passes(bool hit) {
       hits_ += hit;
-      if (++lookups_ < kTrialWindow) return true;
+      if (++lookups_ < Window) return true;
       const bool paid = hits_ * 16 >= lookups_;
       lookups_ = 0;
       hits_ = 0;
@@ -171,11 +173,15 @@ class BytePairEncoder {
     std::size_t lookups_ = 0;
     std::size_t hits_ = 0;
   };
-  Trial longer_trial_;
+  // The long-piece memo's trial closes its windows sooner: random base64 has thousands of pieces
+  // of more than 16 bytes a megabyte, more than the memo holds, so it forgets them before they
+  // recur, and storing each cost 2% more instructions (the counts gate) for no hit.
+  static constexpr std::size_t kLongTrialWindow = 512;
+  Trial<kLongTrialWindow> longer_trial_;
   PieceCache* cache_;
-  Trial cache_trial_;
+  Trial<kTrialWindow> cache_trial_;
   bool overflow_ = true;
-  Trial overflow_trial_;
+  Trial<kTrialWindow> overflow_trial_;
   // Scratch for the merge-queue path, indexed by byte offset in the piece.
   std::vector<std::uint32_t> next_;
   std::vector<std::uint32_t> prev_;

@@ -45,8 +45,9 @@ struct TokenizerOptions {
   // Memory of each memo that remembers the ids of the pieces (up to 16 bytes) that one thread met
   // lately, tokens and merged pieces alike, consulted before anything else. A thread that encodes
   // holds one for the call; there are at most as many as the machine has hardware threads, each
-  // made on first need and kept, so their memory is at most that many times this (each memo's
-  // two tables rounded down to a power of two of 64-byte lines). 0: none.
+  // made on first need and kept, so their memory is at most that many times this and
+  // long_piece_memo_bytes (each memo's two tables rounded down to a power of two of 64-byte
+  // lines). 0: none.
   std::size_t piece_memo_bytes = kDefaultPieceMemoBytes;
   static constexpr std::size_t kDefaultLongPieceMemoBytes = std::size_t{512} << 10;
   // Memory beside each memo's tables for the pieces of more than 16 bytes it met (words of two or
