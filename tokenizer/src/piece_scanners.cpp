@@ -32,11 +32,11 @@ struct Text {
   const std::uint8_t* data;
   std::size_t size;
 
-  Char at(std::size_t pos) const {
+  [[gnu::always_inline]] Char at(std::size_t pos) const {
     const std::uint8_t b = data[pos];
-    if (b < 0x80) return {b, classify(b), 1};
+    if (b < 0x80) return {b, kAsciiClass[b], 1};
     const CodePoint cp = decode_utf8(data + pos, size - pos);
-    return {cp.value, classify(cp.value), cp.size};
+    return {cp.value, classify(cp.value, bmp_classes()), cp.size};
   }
   std::uint8_t cls(std::size_t pos) const { return pos < size ? at(pos).cls : 0; }
 

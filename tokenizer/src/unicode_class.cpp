@@ -28,14 +28,16 @@ std::uint8_t classify_slow(char32_t c) {
   return bits;
 }
 
-std::uint8_t classify_non_ascii(char32_t c) {
-  // 64 KiB, filled on first use (about a millisecond); astral code points ask ICU each time.
+std::atomic<const std::uint8_t*> built_bmp_classes{nullptr};
+
+const std::uint8_t* build_bmp_classes() {
   static const auto table = [] {
     auto t = std::make_unique<std::array<std::uint8_t, 0x10000>>();
     for (char32_t i = 0; i < 0x10000; ++i) (*t)[i] = classify_slow(i);
     return t;
   }();
-  return c < 0x10000 ? (*table)[c] : classify_slow(c);
+  built_bmp_classes.store(table->data(), std::memory_order_release);
+  return table->data();
 }
 
 }  // namespace tokenizer::unicode

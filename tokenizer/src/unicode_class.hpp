@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 namespace tokenizer::unicode {
@@ -52,8 +53,16 @@ inline CodePoint decode_utf8(const std::uint8_t* p, std::size_t avail) {
 
 // Class bits of any code point, asked of ICU.
 std::uint8_t classify_slow(char32_t c);
-// Class bits of code point c >= 0x80: a table built once from ICU below U+10000, ICU above.
-std::uint8_t classify_non_ascii(char32_t c);
+// Class bits of every code point below U+10000: a 64 KiB table built from ICU on first use
+// (about a millisecond). Inline, a load and a branch once built, for a scanner asks it for every
+// character of text in other scripts: as a call that checked a static's guard each time, it took a
+// quarter of a warm pass over the multilingual text.
+extern std::atomic<const std::uint8_t*> built_bmp_classes;
+const std::uint8_t* build_bmp_classes();
+inline const std::uint8_t* bmp_classes() {
+  const std::uint8_t* table = built_bmp_classes.load(std::memory_order_acquire);
+  return table ? table : build_bmp_classes();
+}
 
 inline constexpr auto kAsciiClass = [] {
   std::array<std::uint8_t, 128> t{};
@@ -65,6 +74,9 @@ inline constexpr auto kAsciiClass = [] {
   return t;
 }();
 
-inline std::uint8_t classify(char32_t c) { return c < 0x80 ? kAsciiClass[c] : classify_non_ascii(c); }
+// Class bits of code point c, with bmp = bmp_classes().
+inline std::uint8_t classify(char32_t c, const std::uint8_t* bmp) {
+  return c < 0x80 ? kAsciiClass[c] : c < 0x10000 ? bmp[c] : classify_slow(c);
+}
 
 }  // namespace tokenizer::unicode
