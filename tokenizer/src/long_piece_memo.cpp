@@ -3,12 +3,14 @@
 #include <bit>
 #include <cstring>
 
+#include "tokenizer/rank_table.hpp"
+
 namespace tokenizer {
 
 namespace {
 
 constexpr std::size_t kSlotBytes = 16;
-constexpr std::size_t kWordBytes = 4;
+constexpr std::size_t kWordBytes = sizeof(std::uint32_t);
 
 // The slots of a memo of `bytes`: an eighth of it, a power of two.
 std::size_t slots_for(std::size_t bytes) {
@@ -16,28 +18,24 @@ std::size_t slots_for(std::size_t bytes) {
   return std::bit_floor(bytes / 8 / kSlotBytes);
 }
 
-std::uint64_t load64(const std::uint8_t* p) {
-  std::uint64_t x;
-  std::memcpy(&x, p, sizeof(x));
-  return x;
+// The arena's words beside `slots` slots.
+std::size_t arena_words_for(std::size_t bytes, std::size_t slots) {
+  return slots == 0 ? 0 : (bytes - slots * kSlotBytes) / kWordBytes;
 }
 
 }  // namespace
 
-LongPieceMemo::LongPieceMemo(std::size_t bytes) : slot_count_(slots_for(bytes)) {
+LongPieceMemo::LongPieceMemo(std::size_t bytes)
+    : slot_count_(slots_for(bytes)), arena_words_(arena_words_for(bytes, slot_count_)) {
+  static_assert(sizeof(Slot) == kSlotBytes);
   if (slot_count_ == 0) return;
-  arena_words_ = (bytes - slot_count_ * kSlotBytes) / kWordBytes;
   slots_ = std::make_unique<Slot[]>(slot_count_);
   arena_ = std::make_unique_for_overwrite<std::uint32_t[]>(arena_words_);
-  memory_bytes_ = slot_count_ * kSlotBytes + arena_words_ * kWordBytes;
-  // A record of one id and `size` bytes takes 2 + ceil(size / 4) words.
-  longest_kept_ = arena_words_ / 4 > 2 ? (arena_words_ / 4 - 2) * kWordBytes : 0;
 }
 
 std::size_t LongPieceMemo::memory_for(std::size_t bytes) {
   const std::size_t slots = slots_for(bytes);
-  if (slots == 0) return 0;
-  return slots * kSlotBytes + (bytes - slots * kSlotBytes) / kWordBytes * kWordBytes;
+  return slots * kSlotBytes + arena_words_for(bytes, slots) * kWordBytes;
 }
 
 // Eight bytes at a time, the last eight overlapping the ones before (a piece here has more than
@@ -46,13 +44,13 @@ std::uint64_t LongPieceMemo::hash(const std::uint8_t* data, std::size_t size) {
   constexpr std::uint64_t kMix = 0x9E3779B97F4A7C15ull;
   std::uint64_t h = size * 0xC2B2AE3D27D4EB4Full;
   std::size_t i = 0;
-  for (; i + 8 < size; i += 8) h = (h ^ load64(data + i)) * kMix;
-  h = (h ^ load64(data + size - 8)) * kMix;
+  for (; i + 8 < size; i += 8) h = (h ^ RankTable::load_head(data + i, 8)) * kMix;
+  h = (h ^ RankTable::load_head(data + size - 8, 8)) * kMix;
   return (h ^ h >> 29) | 1;
 }
 
 bool LongPieceMemo::append(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) const {
-  if (size > longest_kept_) return false;
+  if (!keeps(record_words(size, 1))) return false;
   const std::uint64_t h = hash(data, size);
   for (std::size_t s = home(h);; s = (s + 1) & (slot_count_ - 1)) {
     const Slot& slot = slots_[s];
@@ -67,8 +65,8 @@ bool LongPieceMemo::append(const std::uint8_t* data, std::size_t size, std::vect
 }
 
 void LongPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
-  const std::size_t words = 1 + count + (size + kWordBytes - 1) / kWordBytes;
-  if (slot_count_ == 0 || words > arena_words_ / 4) return;
+  const std::size_t words = record_words(size, count);
+  if (!keeps(words)) return;
   if (used_words_ + words > arena_words_ || 2 * (records_ + 1) > slot_count_) forget_everything();
   const std::uint64_t h = hash(data, size);
   std::size_t s = home(h);

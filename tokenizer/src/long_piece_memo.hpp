@@ -31,7 +31,7 @@ class LongPieceMemo {
 
   // The memory of a memo made with `bytes`: none below kMinBytes, else at most bytes.
   static std::size_t memory_for(std::size_t bytes);
-  std::size_t memory_bytes() const { return memory_bytes_; }
+  std::size_t memory_bytes() const { return slot_count_ * sizeof(Slot) + arena_words_ * sizeof(std::uint32_t); }
   static constexpr std::size_t kMinBytes = 4096;
 
   // Appends the ids of the piece of `size` bytes (more than 8) at `data` and returns true, or
@@ -47,15 +47,17 @@ class LongPieceMemo {
     std::uint32_t offset;  // of the record, in words of the arena
   };
   static std::uint64_t hash(const std::uint8_t* data, std::size_t size);
+  // Arena words of the record of a piece of `size` bytes and `count` ids, and whether one that
+  // long is kept: at most a quarter of the arena (none where the memo has no memory).
+  static std::size_t record_words(std::size_t size, std::size_t count) { return 1 + count + (size + 3) / 4; }
+  bool keeps(std::size_t words) const { return words <= arena_words_ / 4; }
   // The slots a piece of this hash probes start here.
   std::size_t home(std::uint64_t h) const { return static_cast<std::size_t>(h >> 32) & (slot_count_ - 1); }
   void forget_everything();
 
-  std::size_t memory_bytes_ = 0;
-  std::size_t slot_count_ = 0;  // a power of two
+  std::size_t slot_count_ = 0;  // a power of two, or 0: no memory
   std::unique_ptr<Slot[]> slots_;
   std::size_t arena_words_ = 0;
-  std::size_t longest_kept_ = 0;  // bytes of the longest piece whose record may be kept
   std::unique_ptr<std::uint32_t[]> arena_;
   std::size_t used_words_ = 0;
   std::size_t records_ = 0;

@@ -64,17 +64,10 @@ class PieceMemoTable {
   }
   // Whether the piece's marker (store_marker) is here, where find would look for the piece; it
   // moves no entry.
-  bool has_marker(const Key& key, std::size_t size) const {
+  bool has_marker(const Key& key, std::size_t size) {
     static_assert(kMarkersFit);
     const std::uint64_t h = hash(key, size);
-    const Entry* line = lines_[first_line(h)].entries;
-    for (std::size_t w = 0; w < kWays; ++w)
-      if (holds(line[w], key, size | kMarkerBit)) return true;
-    if ((line[kWays - 1].ids[0] & kSizeMask) == 0) return false;
-    line = lines_[second_line(h)].entries;
-    for (std::size_t w = 0; w < kWays; ++w)
-      if (holds(line[w], key, size | kMarkerBit)) return true;
-    return false;
+    return place_of(lines_[first_line(h)].entries, 0, h, key, size | kMarkerBit).line != nullptr;
   }
   // find's first compare alone: the id words if the piece sits in the first entry of its first
   // line, else nullptr (and find may still find it).
@@ -164,22 +157,28 @@ class PieceMemoTable {
       if ((line[w].ids[0] & kSizeMask) == 0) return &line[w];
     return nullptr;
   }
-  const std::uint64_t* find_later(Entry* line, std::uint64_t h, const Key& key, std::size_t size) {
-    for (std::size_t w = 1; w < kWays; ++w) {
-      if (holds(line[w], key, size)) {
-        std::swap(line[0], line[w]);
-        return line[0].ids;
-      }
-    }
-    if ((line[kWays - 1].ids[0] & kSizeMask) == 0) return nullptr;
+  // Where the entry of the piece of hash h whose size field is size_field sits among those find
+  // reads: its first line from entry `from` on, then, while that line is full, its second. A null
+  // line where it is in neither.
+  struct Place {
+    Entry* line;
+    std::size_t way;
+  };
+  [[gnu::always_inline]] Place place_of(Entry* first, std::size_t from, std::uint64_t h, const Key& key, std::size_t size_field) {
+    for (std::size_t w = from; w < kWays; ++w)
+      if (holds(first[w], key, size_field)) return {first, w};
+    if ((first[kWays - 1].ids[0] & kSizeMask) == 0) return {nullptr, 0};
     Entry* second = lines_[second_line(h)].entries;
-    for (std::size_t w = 0; w < kWays; ++w) {
-      if (holds(second[w], key, size)) {
-        if (w != 0) std::swap(second[0], second[w]);
-        return second[0].ids;
-      }
-    }
-    return nullptr;
+    for (std::size_t w = 0; w < kWays; ++w)
+      if (holds(second[w], key, size_field)) return {second, w};
+    return {nullptr, 0};
+  }
+  // find past its first compare: a piece found moves to the first entry of its line.
+  const std::uint64_t* find_later(Entry* line, std::uint64_t h, const Key& key, std::size_t size) {
+    const Place place = place_of(line, 1, h, key, size);
+    if (!place.line) return nullptr;
+    if (place.way != 0) std::swap(place.line[0], place.line[place.way]);
+    return place.line[0].ids;
   }
   [[gnu::always_inline]] static std::uint64_t hash(const Key& key, std::size_t size) {
     std::uint64_t h = key.words[0] ^ size;
