@@ -39,8 +39,10 @@ std::string case_name(const ::testing::TestParamInfo<ScannerCase>& info) {
 
 // Texts long enough to be read in 64-byte windows: the shared random texts joined in groups (so
 // every kind of piece meets window edges at every offset), the corpus, and runs of each ASCII
-// class whose lengths straddle the window size; "a1" starts a piece at every byte, as many starts
-// as a window can decide.
+// class, and of characters of two to four bytes, whose lengths straddle the window size; "a1"
+// starts a piece at every byte, as many starts as a window can decide, and "क्" (a letter and a
+// mark) a piece at every character, so that a window read by characters splits its characters
+// at every offset of the window's end.
 std::vector<std::string> long_texts() {
   std::vector<std::string> texts;
   for (const test::TextKind kind : test::kAllTextKinds) {
@@ -52,7 +54,14 @@ std::vector<std::string> long_texts() {
     }
   }
   for (const std::string& name : test::corpus_names()) texts.push_back(test::read_corpus(name));
-  const std::string units[] = {"a", "Z", "7", " ", "\n", "\r\n", "!", "/", "\t", "aB", "Ab", "a1", "\xC3\xA9"};
+  const std::string units[] = {
+      "a", "Z", "7", " ", "\n", "\r\n", "!", "/", "\t", "aB", "Ab", "a1", "\xC3\xA9",
+      "\xC2\x85",                  // U+0085, White_Space
+      "\xE0\xA4\x95\xE0\xA5\x8D",  // क्
+      "\xE6\x97\xA5",              // 日
+      "\xF0\x9F\x98\x80",          // 😀
+      "\xE2\x80\x99s",             // ’s
+  };
   for (const std::string& unit : units) {
     for (std::size_t n : {1, 2, 3, 4, 62, 63, 64, 65, 66, 127, 128, 129}) {
       std::string text;

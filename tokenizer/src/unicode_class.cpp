@@ -40,4 +40,9 @@ const std::uint8_t* build_bmp_classes() {
   return table->data();
 }
 
+ClassifiedChar classify_at(const std::uint8_t* p, std::size_t avail) {
+  const CodePoint c = decode_utf8(p, avail);
+  return {classify(c.value, bmp_classes()), c.size};
+}
+
 }  // namespace tokenizer::unicode

@@ -59,7 +59,9 @@ std::uint8_t classify_slow(char32_t c);
 // quarter of a warm pass over the multilingual text.
 extern std::atomic<const std::uint8_t*> built_bmp_classes;
 const std::uint8_t* build_bmp_classes();
-inline const std::uint8_t* bmp_classes() {
+// Always inline: code compiled for wider instruction sets (the piece scanners) calls it too, and
+// an out-of-line copy compiled there could be the one the linker keeps for every caller.
+[[gnu::always_inline]] inline const std::uint8_t* bmp_classes() {
   const std::uint8_t* table = built_bmp_classes.load(std::memory_order_acquire);
   return table ? table : build_bmp_classes();
 }
@@ -78,5 +80,14 @@ inline constexpr auto kAsciiClass = [] {
 inline std::uint8_t classify(char32_t c, const std::uint8_t* bmp) {
   return c < 0x80 ? kAsciiClass[c] : c < 0x10000 ? bmp[c] : classify_slow(c);
 }
+
+struct ClassifiedChar {
+  std::uint8_t cls;
+  std::uint32_t size;  // bytes, 1..4
+};
+// The class bits and size of the character that decode_utf8(p, avail) reads, out of line, for
+// code compiled for wider instruction sets, which must not compile copies of decode_utf8 and
+// classify of its own (the linker could keep one of those for every caller).
+ClassifiedChar classify_at(const std::uint8_t* p, std::size_t avail);
 
 }  // namespace tokenizer::unicode

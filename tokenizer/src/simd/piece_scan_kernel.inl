@@ -9,6 +9,7 @@
 
 #include "piece_batch_scanner.hpp"
 #include "tokenizer/piece_scanners.hpp"
+#include "unicode_class.hpp"
 
 namespace tokenizer::simd::TOKENIZER_SIMD_NAMESPACE {
 
@@ -195,9 +196,10 @@ inline std::size_t contraction_length(const std::uint8_t* p) {
 // A byte that is not ASCII, or an apostrophe too near the window's end to see its contraction,
 // ends what the window decides, like the window's end: from the start of the class run before
 // such a point on, the pieces may depend on what lies beyond, so no start from there is
-// reported. `p` is the text at offset i.
-template <bool kO200k>
-inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::uint8_t* p) {
+// reported. `text_at(j)` is the text at offset i + j, read where an apostrophe may begin a
+// contraction; the masks may also be a CharWindow's (below), whose offsets are characters.
+template <bool kO200k, class TextAt>
+inline std::uint64_t starts_from_masks(const Window& w, std::size_t i, TextAt text_at) {
   const std::uint64_t upper = w.upper >> i, lower = w.lower >> i, letter = w.letter() >> i;
   const std::uint64_t digit = w.digit >> i, space = w.space >> i, newline = w.newline >> i;
   const std::uint64_t blank = w.blank >> i, punct = w.punct() >> i, apostrophe = w.apostrophe >> i;
@@ -238,7 +240,9 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::u
     const auto j = static_cast<std::size_t>(__builtin_ctzll(a));
     // o200k: a word takes one contraction; an apostrophe after one is punctuation.
     if (kO200k && has(contraction_letters << 1, j)) continue;
-    if (const std::size_t length = contraction_length(p + j)) {
+    // A contraction's letters are ASCII (a CharWindow leaves an apostrophe before any other
+    // character undecided), so its length in bytes is its length in characters.
+    if (const std::size_t length = contraction_length(text_at(j))) {
       // Its letters start nothing (o200k's case rule would split 'rE); in o200k neither does
       // its apostrophe.
       const std::uint64_t letters = ((std::uint64_t{1} << (length - 1)) - 1) << (j + 1);
@@ -252,7 +256,185 @@ inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::u
   return starts & ((std::uint64_t{1} << (63 - __builtin_clzll(runs))) - 1) & ~std::uint64_t{1};
 }
 
+// The starts a window of bytes decides from offset i; `p` is the text there.
+template <bool kO200k>
+inline std::uint64_t decided_starts(const Window& w, std::size_t i, const std::uint8_t* p) {
+  return starts_from_masks<kO200k>(w, i, [p](std::size_t j) { return p + j; });
+}
+
 inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::uint8_t*) { return 0; }
+
+// Windows that hold non-ASCII text, read by characters where the CPU has AVX512-VBMI2: their masks
+// are squeezed and spread with BMI2's pext and pdep, fast on every CPU that has VBMI2 but
+// microcoded (hundreds of cycles) on AMD's Zen 1 and 2, which an AVX2 build may meet. Elsewhere
+// such windows decide only the ASCII before their first non-ASCII byte, and the scalar scanner
+// takes the rest.
+//
+// A CharWindow is such a window's masks squeezed to one bit per character: bit k of each mask is
+// the window's k-th character, whatever its length. cl100k's rules (starts_from_masks) are rules
+// about characters (a letter run's one-character prefix, a punctuation run, three digits), so
+// they hold unchanged over these masks, with each non-ASCII character in the class its Unicode
+// properties give: \p{L} among the letters (in `lower`), \p{N} among the digits, White_Space among
+// the spaces, everything else (marks, symbols, and each byte of ill-formed UTF-8, which decodes
+// as U+FFFD) punctuation. `high` holds what the rules must not decide: the bits past the window's
+// characters, an apostrophe less than three characters from there (its contraction is not all in
+// sight), and an apostrophe before a non-ASCII character (the scalar scanner's case folding reads
+// 'ſ as 's).
+struct NoCharWindows {  // windows read by bytes alone
+  static constexpr bool kEnabled = false;
+};
+
+#if defined(__AVX512VBMI2__)
+struct CharWindow {
+  Window w;
+  std::uint64_t lead;  // bit j set: the window's byte j starts a character
+  std::size_t end;     // the byte after the window's last character: 64 to 67
+};
+
+struct Cl100kCharWindows {
+  static constexpr bool kEnabled = true;
+
+  // The CharWindow of the window `bytes` read at p, with `avail` bytes readable there.
+  // Characters of two and three bytes are decoded in vectors: each well-formed one's lead byte is
+  // found by range checks on it and the two bytes after it (Unicode table 3-7, as
+  // unicode::decode_utf8 checks them), the leads' bytes compressed to the front of three vectors
+  // (at most 32 leads: each takes two bytes of the window or one and one past it), their code
+  // points put together in 16-bit lanes and stored; each code point's class is then one scalar
+  // load from the BMP table (a vector gather costs more on Zen 4: docs/performance-notes.md), and
+  // the classes, loaded back as a vector, become masks in the leads' order, which pdep spreads to
+  // their bytes. Lead bytes 0xF0-0xF4 are decoded one by one (a character
+  // beyond the BMP, or ill-formed); every other byte 0x80-0xFF that starts no well-formed
+  // character decodes as U+FFFD of one byte, punctuation, so it needs no bit at all.
+  static CharWindow chars_of(const Window& bytes, const std::uint8_t* p, std::size_t avail) {
+    // Lane j of b1 and b2: the bytes at j + 1 and j + 2, zero past the text (avail >= 64).
+    auto readable_from = [avail](std::size_t offset) {
+      const std::uint64_t all = ~std::uint64_t{0};
+      return avail >= kWindow + offset ? all : _bzhi_u64(all, static_cast<unsigned>(avail - offset));
+    };
+    const __m512i b0 = _mm512_loadu_si512(p);
+    const __m512i b1 = _mm512_maskz_loadu_epi8(readable_from(1), p + 1);
+    const __m512i b2 = _mm512_maskz_loadu_epi8(readable_from(2), p + 2);
+    auto in = [](__m512i b, int lo, int hi) {  // lo <= b <= hi, unsigned
+      return _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, _mm512_set1_epi8(static_cast<char>(lo))),
+                                    _mm512_set1_epi8(static_cast<char>(hi - lo)));
+    };
+    const std::uint64_t next_continues = in(b1, 0x80, 0xBF), second_continues = in(b2, 0x80, 0xBF);
+    const std::uint64_t two = in(b0, 0xC2, 0xDF) & next_continues;
+    const std::uint64_t e0 = _mm512_cmpeq_epi8_mask(b0, _mm512_set1_epi8(static_cast<char>(0xE0)));
+    const std::uint64_t ed = _mm512_cmpeq_epi8_mask(b0, _mm512_set1_epi8(static_cast<char>(0xED)));
+    const std::uint64_t three = in(b0, 0xE0, 0xEF) & next_continues & second_continues &
+                                ~(e0 & in(b1, 0x80, 0x9F)) & ~(ed & in(b1, 0xA0, 0xBF));
+    const std::uint64_t leads = two | three;
+    // Lane k of c0, c1, c2: the k-th lead's byte and the two after it, widened to 16 bits.
+    auto front = [leads](__m512i b) {
+      return _mm512_cvtepu8_epi16(_mm512_castsi512_si256(_mm512_maskz_compress_epi8(leads, b)));
+    };
+    const __m512i c0 = front(b0), c1 = front(b1), c2 = front(b2);
+    const __m512i low6 = _mm512_set1_epi16(0x3F);
+    const __m512i tail =
+        _mm512_or_si512(_mm512_slli_epi16(_mm512_and_si512(c1, low6), 6), _mm512_and_si512(c2, low6));
+    const __m512i of_two = _mm512_or_si512(_mm512_slli_epi16(_mm512_and_si512(c0, _mm512_set1_epi16(0x1F)), 6),
+                                           _mm512_and_si512(c1, low6));
+    const __m512i of_three = _mm512_or_si512(_mm512_slli_epi16(c0, 12), tail);
+    const __mmask32 threes = _mm512_cmpge_epu16_mask(c0, _mm512_set1_epi16(0xE0));
+    alignas(64) std::uint16_t code_points[32];
+    _mm512_store_si512(code_points, _mm512_mask_blend_epi16(threes, of_two, of_three));
+    const std::uint8_t* bmp = unicode::bmp_classes();
+    alignas(64) std::uint8_t classes[64] = {};
+    const auto decoded = static_cast<unsigned>(__builtin_popcountll(leads));
+    for (unsigned k = 0; k < decoded; ++k) classes[k] = bmp[code_points[k]];
+    const __m512i cls = _mm512_load_si512(classes);
+    auto with = [&](std::uint8_t bits) {
+      return _pdep_u64(_mm512_test_epi8_mask(cls, _mm512_set1_epi8(static_cast<char>(bits))), leads);
+    };
+    std::uint64_t letter = with(unicode::kLetter), number = with(unicode::kNumber), space = with(unicode::kSpace);
+    std::uint64_t inside = two << 1 | three << 1 | three << 2;
+    // The bytes of the window's last character past its end; at most one character has them.
+    std::size_t spill = (two >> 63) + 2 * (three >> 63) + (three >> 62 & 1);
+    for (std::uint64_t four = in(b0, 0xF0, 0xF4); four != 0; four &= four - 1) {
+      const auto j = static_cast<unsigned>(__builtin_ctzll(four));
+      const unicode::ClassifiedChar c = unicode::classify_at(p + j, avail - j);
+      const std::uint64_t bit = std::uint64_t{1} << j;
+      letter |= (c.cls & unicode::kLetter) ? bit : 0;
+      number |= (c.cls & unicode::kNumber) ? bit : 0;
+      space |= (c.cls & unicode::kSpace) ? bit : 0;
+      inside |= ((std::uint64_t{1} << c.size) - 2) << j;
+      if (j + c.size > kWindow) spill = j + c.size - kWindow;
+    }
+    const std::uint64_t lead = ~inside;
+    auto squeeze = [lead](std::uint64_t mask) { return _pext_u64(mask, lead); };
+    const auto count = static_cast<unsigned>(__builtin_popcountll(lead));
+    const std::uint64_t beyond = count == 64 ? 0 : ~std::uint64_t{0} << count;
+    CharWindow c{};
+    c.lead = lead;
+    c.end = kWindow + spill;
+    c.w.upper = squeeze(bytes.upper);
+    c.w.lower = squeeze(bytes.lower | letter);
+    c.w.digit = squeeze(bytes.digit | number);
+    c.w.space = squeeze(bytes.space | space);
+    c.w.newline = squeeze(bytes.newline);
+    c.w.blank = squeeze(bytes.blank);
+    c.w.slash = squeeze(bytes.slash);
+    c.w.apostrophe = squeeze(bytes.apostrophe);
+    c.w.high = beyond | (c.w.apostrophe & (beyond >> 3 | squeeze(bytes.high) >> 1));
+    return c;
+  }
+
+  // The character that starts at byte i of a window, and the byte where its character k starts:
+  // the position of lead's k-th set bit, where pdep places the k-th bit of a mask.
+  static std::size_t char_at(const CharWindow& c, std::size_t i) {
+    return static_cast<std::size_t>(__builtin_popcountll(c.lead & ((std::uint64_t{1} << i) - 1)));
+  }
+  static std::size_t byte_of(const CharWindow& c, std::size_t k) {
+    return static_cast<std::size_t>(__builtin_ctzll(_pdep_u64(std::uint64_t{1} << k, c.lead)));
+  }
+
+  // The starts decided from byte offset i (a character's first byte), as byte offsets from i;
+  // `p` is the text at offset i.
+  static std::uint64_t starts(const CharWindow& c, std::size_t i, const std::uint8_t* p) {
+    const std::size_t k = char_at(c, i);
+    const std::uint8_t* window = p - i;
+    const std::uint64_t chars =
+        starts_from_masks<false>(c.w, k, [&](std::size_t j) { return window + byte_of(c, k + j); });
+    return _pdep_u64(chars << k, c.lead) >> i;
+  }
+
+  // The end of the piece at byte i of the window `c` read at text + base when it is a letter run
+  // ([^\r\n\p{L}\p{N}]?\p{L}+, no apostrophe first, which may begin a contraction) that the masks
+  // leave undecided: the run is followed through the windows after this one (Chinese and Japanese
+  // runs span hundreds of bytes), as the scalar scanner follows it a character at a time. 0 for
+  // any other piece, and for a run that reaches the text's last 64 bytes.
+  static std::size_t letter_run_end(const CharWindow& c, std::size_t i, const std::uint8_t* text, std::size_t size,
+                                    std::size_t base) {
+    const std::uint64_t letter = c.w.letter();
+    std::size_t k = char_at(c, i);
+    if (!has(letter, k)) {
+      const std::uint64_t prefix = ~(c.w.newline | letter | c.w.digit | c.w.apostrophe | c.w.high);
+      if (!has(prefix, k) || k + 1 >= kWindow || !has(letter, k + 1)) return 0;
+      ++k;
+    }
+    // Bits past the window's characters are no letters: the run stops at its last one at most.
+    const std::size_t end = k + run(letter >> k);
+    if (end < static_cast<std::size_t>(__builtin_popcountll(c.lead))) return base + byte_of(c, end);
+    for (std::size_t at = base + c.end; size - at >= kWindow;) {
+      const Window bytes = classify(text + at);
+      if (bytes.high == 0) {  // ASCII: a character a byte
+        const std::size_t letters = run(bytes.letter());
+        if (letters < kWindow) return at + letters;
+        at += kWindow;
+        continue;
+      }
+      const CharWindow next = chars_of(bytes, text + at, size - at);
+      const std::size_t letters = run(next.w.letter());
+      if (letters < static_cast<std::size_t>(__builtin_popcountll(next.lead))) return at + byte_of(next, letters);
+      at += next.end;
+    }
+    return 0;
+  }
+};
+#else
+using Cl100kCharWindows = NoCharWindows;
+#endif
 
 // Writes from + j for every set bit j of `starts`, in order, to `ends`; returns how many. A
 // window's starts are a dozen or so, a different number each time: a loop over them costs a
@@ -304,9 +486,64 @@ inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::siz
 #endif
 }
 
+// The pieces that the window classified at `base` gives from `pos` on, up to `max_pieces` in
+// all: `decide(i)` is the starts its masks decide from window offset i (a byte offset), and a
+// piece they do not decide is Piece's, else `run_end(i)`'s where that is not 0, else Scalar's.
+// Returns when the window is spent or the batch is full. `by_chars`: the window is read by
+// characters (CharWindow), so a piece they leave is one among others that the masks decide; else
+// such pieces (text in another script, where only the scalar scanner can end one) go to the
+// scalar scanner one after another.
+template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
+          std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t), class Decide, class RunEnd>
+[[gnu::always_inline]] inline void scan_window(const Window& w, Decide decide, RunEnd run_end, bool by_chars,
+                                               const std::uint8_t* text, std::size_t size, std::size_t base,
+                                               std::size_t& pos, std::size_t* ends, std::size_t& n,
+                                               std::size_t max_pieces) {
+  while (n < max_pieces && pos - base < kWindow) {
+    const std::size_t i = pos - base;
+    // Every piece the masks decide at once; the last start found begins a piece whose end
+    // lies in what the window does not decide, so a window is classified from there.
+    if (std::uint64_t starts = decide(i)) {
+      // Only as many as the batch has room for: fewer than all only in a batch's last window.
+      if (const std::size_t room = max_pieces - n; static_cast<std::size_t>(__builtin_popcountll(starts)) > room) {
+        std::uint64_t beyond = starts;
+        for (std::size_t k = 0; k < room; ++k) beyond &= beyond - 1;
+        starts ^= beyond;
+      }
+      // The last start, where the next window is classified from, comes straight from the
+      // mask, so that the next window's load waits for no store.
+      n += write_starts(starts, pos, ends + n);
+      pos += 63 - static_cast<std::size_t>(__builtin_clzll(starts));
+      return;
+    }
+    // Otherwise one piece by the rules of the pattern that looks at it.
+    std::size_t len = Piece(w, i, text + pos);
+    if (len == kReload) {
+      if (i > 0) return;          // classify a window that starts at pos
+      len = kScalar;              // a run of 64 bytes or more
+    }
+    if (len != kScalar) {
+      pos = ends[n++] = pos + len;
+      continue;
+    }
+    if (by_chars) {
+      const std::size_t end = run_end(i);
+      pos = ends[n++] = end != 0 ? end : Scalar(text, size, pos);
+      continue;
+    }
+    // Text in another script: pieces that start with a non-ASCII byte, or with a space before
+    // one, go straight to the scalar scanner, which alone can end them in a window read by
+    // bytes. Through the window, each cost the masks' work for nothing first: 34% more
+    // instructions than the serial encoder on Hindi, 15% on Arabic (5% and 4% this way); ASCII
+    // text never gets here.
+    do pos = ends[n++] = Scalar(text, size, pos);
+    while (n < max_pieces && size - pos >= 2 && (text[pos] >= 0x80 || (text[pos] == ' ' && text[pos + 1] >= 0x80)));
+  }
+}
+
 template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
-          std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t)>
+          std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t), class Chars = NoCharWindows>
 std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                         std::size_t max_pieces) {
   std::size_t n = 0;
@@ -317,40 +554,19 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
     }
     const std::size_t base = pos;
     const Window w = classify(text + base);
-    while (n < max_pieces && pos - base < kWindow) {
-      const std::size_t i = pos - base;
-      // Every piece the masks decide at once; the last start found begins a piece whose end
-      // lies in what the window does not decide, so a window is classified from there.
-      if (std::uint64_t starts = Decided(w, i, text + pos)) {
-        // Only as many as the batch has room for: fewer than all only in a batch's last window.
-        if (const std::size_t room = max_pieces - n; static_cast<std::size_t>(__builtin_popcountll(starts)) > room) {
-          std::uint64_t beyond = starts;
-          for (std::size_t k = 0; k < room; ++k) beyond &= beyond - 1;
-          starts ^= beyond;
-        }
-        // The last start, where the next window is classified from, comes straight from the
-        // mask, so that the next window's load waits for no store.
-        n += write_starts(starts, pos, ends + n);
-        pos += 63 - static_cast<std::size_t>(__builtin_clzll(starts));
-        break;
-      }
-      // Otherwise one piece by the rules of the pattern that looks at it.
-      std::size_t len = Piece(w, i, text + pos);
-      if (len == kReload) {
-        if (i > 0) break;           // classify a window that starts at pos
-        len = kScalar;              // a run of 64 bytes or more
-      }
-      if (len != kScalar) {
-        pos = ends[n++] = pos + len;
+    if constexpr (Chars::kEnabled) {
+      if (w.high != 0) {
+        const auto chars = Chars::chars_of(w, text + base, size - base);
+        scan_window<Piece, Scalar>(
+            w, [&](std::size_t i) { return Chars::starts(chars, i, text + base + i); },
+            [&](std::size_t i) { return Chars::letter_run_end(chars, i, text, size, base); }, true, text, size, base,
+            pos, ends, n, max_pieces);
         continue;
       }
-      // Text in another script: pieces that start with a non-ASCII byte, or with a space before
-      // one, go straight to the scalar scanner, which alone can end them. Through the window,
-      // each cost the masks' work for nothing first: 34% more instructions than the serial
-      // encoder on Hindi, 15% on Arabic (5% and 4% this way); ASCII text never gets here.
-      do pos = ends[n++] = Scalar(text, size, pos);
-      while (n < max_pieces && size - pos >= 2 && (text[pos] >= 0x80 || (text[pos] == ' ' && text[pos + 1] >= 0x80)));
     }
+    scan_window<Piece, Scalar>(
+        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, [](std::size_t) { return std::size_t{0}; },
+        false, text, size, base, pos, ends, n, max_pieces);
   }
   return n;
 }
@@ -363,7 +579,8 @@ std::size_t scan_pieces_r50k(const std::uint8_t* text, std::size_t size, std::si
 }
 std::size_t scan_pieces_cl100k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                                std::size_t max_pieces) {
-  return scan_pieces<decided_starts<false>, cl100k_piece, tokenizer::scan_cl100k>(text, size, pos, ends, max_pieces);
+  return scan_pieces<decided_starts<false>, cl100k_piece, tokenizer::scan_cl100k, Cl100kCharWindows>(
+      text, size, pos, ends, max_pieces);
 }
 std::size_t scan_pieces_o200k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                               std::size_t max_pieces) {
