@@ -271,15 +271,20 @@ inline std::uint64_t no_decided_starts(const Window&, std::size_t, const std::ui
 // takes the rest.
 //
 // A CharWindow is such a window's masks squeezed to one bit per character: bit k of each mask is
-// the window's k-th character, whatever its length. cl100k's rules (starts_from_masks) are rules
-// about characters (a letter run's one-character prefix, a punctuation run, three digits), so
-// they hold unchanged over these masks, with each non-ASCII character in the class its Unicode
-// properties give: \p{L} among the letters (in `lower`), \p{N} among the digits, White_Space among
-// the spaces, everything else (marks, symbols, and each byte of ill-formed UTF-8, which decodes
-// as U+FFFD) punctuation. `high` holds what the rules must not decide: the bits past the window's
-// characters, an apostrophe less than three characters from there (its contraction is not all in
-// sight), and an apostrophe before a non-ASCII character (the scalar scanner's case folding reads
-// 'ſ as 's).
+// the window's k-th character, whatever its length. The patterns' rules (starts_from_masks) are
+// rules about characters (a letter run's one-character prefix, a punctuation run, three digits),
+// so they hold over these masks, with each non-ASCII character in the class its Unicode
+// properties give: \p{N} among the digits, White_Space among the spaces, and
+//   - cl100k: \p{L} among the letters (in `lower`); everything else (marks, symbols, and each
+//     byte of ill-formed UTF-8, which decodes as U+FFFD) punctuation;
+//   - o200k: Lu and Lt in `upper`, and Ll, Lm, Lo and marks, which its lower-case class holds, in
+//     `lower`; so an upper-case letter after any of those starts a word, which is right after Ll
+//     only: after Lm, Lo or a mark, [Lu Lt Lm Lo M]* may take it into the word when lower case
+//     follows. Those are left undecided, and so is a mark after punctuation, which a punctuation
+//     run ([^\s\p{L}\p{N}]+) takes, where the rules would start a word at it.
+// `high` holds what the rules must not decide: those, the bits past the window's characters, an
+// apostrophe less than three characters from there (its contraction is not all in sight), and an
+// apostrophe before a non-ASCII character (the scalar scanner's case folding reads 'ſ as 's).
 struct NoCharWindows {  // windows read by bytes alone
   static constexpr bool kEnabled = false;
 };
@@ -291,7 +296,8 @@ struct CharWindow {
   std::size_t end;     // the byte after the window's last character: 64 to 67
 };
 
-struct Cl100kCharWindows {
+template <bool kO200k>
+struct CharWindows {
   static constexpr bool kEnabled = true;
 
   // The CharWindow of the window `bytes` read at p, with `avail` bytes readable there.
@@ -305,6 +311,8 @@ struct Cl100kCharWindows {
   // their bytes. Lead bytes 0xF0-0xF4 are decoded one by one (a character
   // beyond the BMP, or ill-formed); every other byte 0x80-0xFF that starts no well-formed
   // character decodes as U+FFFD of one byte, punctuation, so it needs no bit at all.
+  static constexpr std::uint8_t kBoth = unicode::kOtherLetter | unicode::kMark;  // o200k's Lm, Lo and M
+
   static CharWindow chars_of(const Window& bytes, const std::uint8_t* p, std::size_t avail) {
     // Lane j of b1 and b2: the bytes at j + 1 and j + 2, zero past the text (avail >= 64).
     auto readable_from = [avail](std::size_t offset) {
@@ -347,7 +355,11 @@ struct Cl100kCharWindows {
     auto with = [&](std::uint8_t bits) {
       return _pdep_u64(_mm512_test_epi8_mask(cls, _mm512_set1_epi8(static_cast<char>(bits))), leads);
     };
-    std::uint64_t letter = with(unicode::kLetter), number = with(unicode::kNumber), space = with(unicode::kSpace);
+    // Bytes where characters of the classes start.
+    constexpr std::uint8_t kUpperBits = kO200k ? unicode::kUpper : 0;
+    constexpr std::uint8_t kLowerBits = kO200k ? unicode::kLower | kBoth : unicode::kLetter;
+    std::uint64_t upper = with(kUpperBits), lower = with(kLowerBits), both = with(kBoth), mark = with(unicode::kMark);
+    std::uint64_t number = with(unicode::kNumber), space = with(unicode::kSpace);
     std::uint64_t inside = two << 1 | three << 1 | three << 2;
     // The bytes of the window's last character past its end; at most one character has them.
     std::size_t spill = (two >> 63) + 2 * (three >> 63) + (three >> 62 & 1);
@@ -355,7 +367,10 @@ struct Cl100kCharWindows {
       const auto j = static_cast<unsigned>(__builtin_ctzll(four));
       const unicode::ClassifiedChar c = unicode::classify_at(p + j, avail - j);
       const std::uint64_t bit = std::uint64_t{1} << j;
-      letter |= (c.cls & unicode::kLetter) ? bit : 0;
+      upper |= (c.cls & kUpperBits) ? bit : 0;
+      lower |= (c.cls & kLowerBits) ? bit : 0;
+      both |= (c.cls & kBoth) ? bit : 0;
+      mark |= (c.cls & unicode::kMark) ? bit : 0;
       number |= (c.cls & unicode::kNumber) ? bit : 0;
       space |= (c.cls & unicode::kSpace) ? bit : 0;
       inside |= ((std::uint64_t{1} << c.size) - 2) << j;
@@ -368,8 +383,8 @@ struct Cl100kCharWindows {
     CharWindow c{};
     c.lead = lead;
     c.end = kWindow + spill;
-    c.w.upper = squeeze(bytes.upper);
-    c.w.lower = squeeze(bytes.lower | letter);
+    c.w.upper = squeeze(bytes.upper | upper);
+    c.w.lower = squeeze(bytes.lower | lower);
     c.w.digit = squeeze(bytes.digit | number);
     c.w.space = squeeze(bytes.space | space);
     c.w.newline = squeeze(bytes.newline);
@@ -377,6 +392,10 @@ struct Cl100kCharWindows {
     c.w.slash = squeeze(bytes.slash);
     c.w.apostrophe = squeeze(bytes.apostrophe);
     c.w.high = beyond | (c.w.apostrophe & (beyond >> 3 | squeeze(bytes.high) >> 1));
+    if constexpr (kO200k) {
+      const std::uint64_t punct = c.w.punct() & ~beyond;
+      c.w.high |= (c.w.upper & squeeze(both) << 1) | (squeeze(mark) & punct << 1);
+    }
     return c;
   }
 
@@ -395,15 +414,25 @@ struct Cl100kCharWindows {
     const std::size_t k = char_at(c, i);
     const std::uint8_t* window = p - i;
     const std::uint64_t chars =
-        starts_from_masks<false>(c.w, k, [&](std::size_t j) { return window + byte_of(c, k + j); });
+        starts_from_masks<kO200k>(c.w, k, [&](std::size_t j) { return window + byte_of(c, k + j); });
     return _pdep_u64(chars << k, c.lead) >> i;
   }
 
-  // The end of the piece at byte i of the window `c` read at text + base when it is a letter run
-  // ([^\r\n\p{L}\p{N}]?\p{L}+, no apostrophe first, which may begin a contraction) that the masks
-  // leave undecided: the run is followed through the windows after this one (Chinese and Japanese
-  // runs span hundreds of bytes), as the scalar scanner follows it a character at a time. 0 for
-  // any other piece, and for a run that reaches the text's last 64 bytes.
+  // Where a word stops in the masks w: at a character that is no letter, and in o200k at an
+  // upper-case letter after one of its lower-case class. Whether it may go on past such a stop
+  // (o200k): an apostrophe may add a contraction, and `high` marks an upper-case letter after Lm,
+  // Lo or a mark, which the word may take.
+  static std::uint64_t word_stops(const Window& w) {
+    return kO200k ? ~w.letter() | (w.upper & w.lower << 1) : ~w.letter();
+  }
+  static bool uncertain_stop(const Window& w, std::size_t k) { return kO200k && has(w.apostrophe | w.high, k); }
+
+  // The end of the piece at byte i of the window `c` read at text + base when it is a word (a
+  // letter run with or without its one-character prefix, [^\r\n\p{L}\p{N}]?, no apostrophe first,
+  // which may begin a contraction) that the masks leave undecided: the word is followed through
+  // the windows after this one (Chinese and Japanese runs span hundreds of bytes), as the scalar
+  // scanner follows it a character at a time. 0 for any other piece, for a word that reaches the
+  // text's last 64 bytes, and for an uncertain stop.
   static std::size_t letter_run_end(const CharWindow& c, std::size_t i, const std::uint8_t* text, std::size_t size,
                                     std::size_t base) {
     const std::uint64_t letter = c.w.letter();
@@ -413,27 +442,37 @@ struct Cl100kCharWindows {
       if (!has(prefix, k) || k + 1 >= kWindow || !has(letter, k + 1)) return 0;
       ++k;
     }
-    // Bits past the window's characters are no letters: the run stops at its last one at most.
-    const std::size_t end = k + run(letter >> k);
-    if (end < static_cast<std::size_t>(__builtin_popcountll(c.lead))) return base + byte_of(c, end);
+    // Stops after the word's first character (the character before it is not the word's); the
+    // bits past the window's characters are stops too. A window's first character may stop the
+    // word on account of the one before it (o200k): left to the scalar scanner.
+    const std::uint64_t stops = word_stops(c.w) & (~std::uint64_t{0} << k << 1);
+    std::size_t end = stops == 0 ? kWindow : static_cast<std::size_t>(__builtin_ctzll(stops));
+    if (end < static_cast<std::size_t>(__builtin_popcountll(c.lead)))
+      return uncertain_stop(c.w, end) ? 0 : base + byte_of(c, end);
     for (std::size_t at = base + c.end; size - at >= kWindow;) {
       const Window bytes = classify(text + at);
       if (bytes.high == 0) {  // ASCII: a character a byte
-        const std::size_t letters = run(bytes.letter());
-        if (letters < kWindow) return at + letters;
+        if (kO200k && has(bytes.upper, 0)) return 0;
+        end = run(~word_stops(bytes));
+        if (end < kWindow) return uncertain_stop(bytes, end) ? 0 : at + end;
         at += kWindow;
         continue;
       }
       const CharWindow next = chars_of(bytes, text + at, size - at);
-      const std::size_t letters = run(next.w.letter());
-      if (letters < static_cast<std::size_t>(__builtin_popcountll(next.lead))) return at + byte_of(next, letters);
+      if (kO200k && has(next.w.upper, 0)) return 0;
+      end = run(~word_stops(next.w));
+      if (end < static_cast<std::size_t>(__builtin_popcountll(next.lead)))
+        return uncertain_stop(next.w, end) ? 0 : at + byte_of(next, end);
       at += next.end;
     }
     return 0;
   }
 };
+using Cl100kCharWindows = CharWindows<false>;
+using O200kCharWindows = CharWindows<true>;
 #else
 using Cl100kCharWindows = NoCharWindows;
+using O200kCharWindows = NoCharWindows;
 #endif
 
 // Writes from + j for every set bit j of `starts`, in order, to `ends`; returns how many. A
@@ -584,7 +623,8 @@ std::size_t scan_pieces_cl100k(const std::uint8_t* text, std::size_t size, std::
 }
 std::size_t scan_pieces_o200k(const std::uint8_t* text, std::size_t size, std::size_t pos, std::size_t* ends,
                               std::size_t max_pieces) {
-  return scan_pieces<decided_starts<true>, o200k_piece, tokenizer::scan_o200k>(text, size, pos, ends, max_pieces);
+  return scan_pieces<decided_starts<true>, o200k_piece, tokenizer::scan_o200k, O200kCharWindows>(text, size, pos, ends,
+                                                                                                max_pieces);
 }
 
 }  // namespace tokenizer::simd::TOKENIZER_SIMD_NAMESPACE
