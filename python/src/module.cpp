@@ -148,13 +148,14 @@ std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::o
 
 std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::optional<std::string>& encoder_name,
                                         std::size_t piece_cache_bytes, std::size_t piece_memo_bytes,
-                                        std::size_t long_piece_memo_bytes) {
+                                        std::size_t long_piece_memo_bytes, std::size_t huge_piece_cache_bytes) {
   const tokenizer::Encoder& encoder = encoder_named(encoder_name);
   try {
     return std::make_shared<Encoding>(
         std::make_shared<const tokenizer::Tokenizer>(
             tokenizer::Vocabulary::load(path),
-            tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes, long_piece_memo_bytes}),
+            tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes, long_piece_memo_bytes,
+                                        huge_piece_cache_bytes}),
         encoder);
   } catch (const tokenizer::VocabularyError& e) {
     throw py::value_error(e.what());
@@ -243,11 +244,13 @@ PYBIND11_MODULE(tokbench, m) {
         py::arg("piece_cache_bytes") = tokenizer::TokenizerOptions::kDefaultPieceCacheBytes,
         py::arg("piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultPieceMemoBytes,
         py::arg("long_piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultLongPieceMemoBytes,
+        py::arg("huge_piece_cache_bytes") = tokenizer::TokenizerOptions::kDefaultHugePieceCacheBytes,
         "An encoding from a .tiktoken file and the .json spec beside it, loaded anew: its piece cache\n"
         "(the ids of merged pieces, kept across calls) starts empty and holds piece_cache_bytes at\n"
         "most (0: none); each thread that encodes keeps a memo of the pieces it met of\n"
         "piece_memo_bytes at most (0: none), and beside it long_piece_memo_bytes for pieces of more\n"
-        "than 16 bytes (0: none).");
+        "than 16 bytes (0: none); pieces of 64 KiB or more are kept, for every thread, in records of\n"
+        "huge_piece_cache_bytes at most (0: none).");
   m.def("list_encoding_names", &tokenizer::Vocabulary::builtin_names);
   m.def("encoders", [] {
     std::vector<std::string> names;
@@ -262,6 +265,8 @@ PYBIND11_MODULE(tokbench, m) {
       .def_property_readonly("encoder", [](const Encoding& e) { return std::string(e.encoder().name); })
       .def_property_readonly("piece_cache_bytes", [](const Encoding& e) { return e.tokenizer().piece_cache_bytes(); })
       .def_property_readonly("piece_memo_bytes", [](const Encoding& e) { return e.tokenizer().piece_memo_bytes(); })
+      .def_property_readonly("huge_piece_cache_bytes",
+                             [](const Encoding& e) { return e.tokenizer().huge_piece_cache_bytes(); })
       .def_property_readonly("n_vocab", [](const Encoding& e) { return e.vocabulary().id_end(); })
       .def_property_readonly("max_token_value", [](const Encoding& e) { return e.vocabulary().id_end() - 1; })
       .def_property_readonly("eot_token", [](const Encoding& e) {

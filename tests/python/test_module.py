@@ -247,6 +247,22 @@ class Behaviour(unittest.TestCase):
         # the index, the rest the arena).
         self.assertIn(small.piece_memo_bytes, [n * (2048 + 2048 + 5000) for n in range(1, (os.cpu_count() or 1) + 1)])
 
+    def test_huge_piece_cache_setting(self):
+        path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
+        letters = "a" * (1 << 20)  # one piece of a megabyte: 131,072 ids of "aaaaaaaa"
+        without = tokbench.load_encoding(path, huge_piece_cache_bytes=0)
+        expected = without.encode_ordinary(letters)
+        self.assertEqual(without.huge_piece_cache_bytes, 0)
+        cached = tokbench.load_encoding(path)
+        self.assertEqual(cached.huge_piece_cache_bytes, 0)  # records made as pieces come
+        for _ in range(2):  # cold, then warm
+            self.assertIsNone(first_difference(expected, cached.encode_ordinary(letters)))
+        self.assertEqual(cached.huge_piece_cache_bytes, len(letters) + 4 * len(expected))
+        small = tokbench.load_encoding(path, huge_piece_cache_bytes=1 << 20)  # too small for it
+        for _ in range(2):
+            self.assertIsNone(first_difference(expected, small.encode_ordinary(letters)))
+        self.assertEqual(small.huge_piece_cache_bytes, 0)
+
     def test_round_trip_of_random_text(self):
         rng = random.Random(7)
         alphabet = "ab \n\t0123456789.,'éñ世界😀\u0301ـ"

@@ -61,6 +61,7 @@ std::vector<std::string> long_texts() {
       "\xE6\x97\xA5",              // 日
       "\xF0\x9F\x98\x80",          // 😀
       "\xE2\x80\x99s",             // ’s
+      "\n ",                        // whitespace with newlines, ending in a space
   };
   for (const std::string& unit : units) {
     for (std::size_t n : {1, 2, 3, 4, 62, 63, 64, 65, 66, 127, 128, 129}) {

@@ -126,7 +126,7 @@ TEST(TokenizerCache, ColdWarmAfterOtherTextAndOffGiveTiktokensIds) {
     const std::string other = test::read_corpus("code_sqlite3_h");
     for (const Encoder* encoder : supported_encoders()) {
       SCOPED_TRACE(encoding + " " + std::string(encoder->name));
-      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0, 0, 0});
+      const Tokenizer off(test::tokenizer(encoding), TokenizerOptions{0, 0, 0, 0});
       test::expect_same_ids(golden, off.encode_ordinary(text, *encoder));
       const Tokenizer memo_only(test::tokenizer(encoding), TokenizerOptions{.piece_cache_bytes = 0});
       test::expect_same_ids(golden, memo_only.encode_ordinary(text, *encoder));
@@ -146,7 +146,7 @@ TEST(TokenizerCache, StaysWithinItsBoundPastManyMorePiecesThanItHolds) {
   constexpr std::size_t kBound = 16 * 1024;
   const Tokenizer& shared = test::tokenizer("cl100k_base");
   const Tokenizer small(shared, TokenizerOptions{kBound, kBound, kBound});
-  const Tokenizer off(shared, TokenizerOptions{0, 0, 0});
+  const Tokenizer off(shared, TokenizerOptions{0, 0, 0, 0});
   EXPECT_EQ(small.piece_cache_bytes(), kBound);
   for (unsigned seed = 1; seed <= 4; ++seed) {
     // Tens of thousands of distinct words; then as many of more than 16 bytes.
@@ -165,7 +165,7 @@ TEST(TokenizerCache, StaysWithinItsBoundPastManyMorePiecesThanItHolds) {
 TEST(TokenizerCache, LongPiecesGiveTheSameIdsColdWarmAndPastTheMemosBound) {
   for (const std::string encoding : {"cl100k_base", "o200k_base"}) {
     const Tokenizer& shared = test::tokenizer(encoding);
-    const Tokenizer off(shared, TokenizerOptions{0, 0, 0});
+    const Tokenizer off(shared, TokenizerOptions{0, 0, 0, 0});
     const std::string text = test::read_corpus("udhr_hin") + test::read_corpus("udhr_cmn_hans") + random_long_words(64 * 1024, 7);
     const std::vector<Rank> expected = off.encode_ordinary(text, *find_encoder("serial"));
     for (const Encoder* encoder : supported_encoders()) {

@@ -1,5 +1,6 @@
 #include "byte_pair_encoder.hpp"
 
+#include "huge_piece_cache.hpp"
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -7,7 +8,7 @@
 namespace tokenizer {
 
 BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces, PieceCache* cache,
-                                 PieceMemoPool* memos)
+                                 PieceMemoPool* memos, HugePieceCache* huge_pieces)
     : ranks_(&ranks),
       long_pieces_(long_pieces),
       memo_lease_(memos ? memos->lease() : PieceMemoPool::Lease()),
@@ -17,10 +18,11 @@ BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* l
       // of them no token than of a text's pieces: the filter from the first lookup.
       whole_pieces_(ranks, memo_ != nullptr),
       merger_(&best_short_piece_merger()),
-      cache_(cache) {}
+      cache_(cache),
+      huge_pieces_(huge_pieces) {}
 BytePairEncoder::BytePairEncoder(const Tokenizer& tokenizer)
     : BytePairEncoder(tokenizer.vocabulary().ranks(), &tokenizer.long_piece_index(), tokenizer.piece_cache(),
-                      tokenizer.piece_memos()) {}
+                      tokenizer.piece_memos(), tokenizer.huge_piece_cache()) {}
 BytePairEncoder::~BytePairEncoder() = default;
 
 void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) {
@@ -113,6 +115,13 @@ inline bool BytePairEncoder::lookup_cached(std::string_view piece, std::vector<R
 void BytePairEncoder::encode_merged(std::string_view piece, std::vector<Rank>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(piece.data());
   const std::size_t size = piece.size();
+  if (huge_pieces_ && size >= HugePieceCache::kMinPiece) {
+    if (huge_pieces_->append(piece, out)) return;
+    const std::size_t first = out.size();
+    encode_long(data, size, out);
+    huge_pieces_->store(piece, std::span<const Rank>(out.data() + first, out.size() - first));
+    return;
+  }
   LongPieceMemo* const longer = size > PieceMemo::kMaxPiece ? longer_ : nullptr;
   if (longer) {
     const bool hit = longer->append(data, size, out);

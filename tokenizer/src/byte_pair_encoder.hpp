@@ -14,6 +14,7 @@
 
 namespace tokenizer {
 
+class HugePieceCache;
 class LongPieceIndex;
 class LongPieceEncoder;
 class PieceCache;
@@ -27,10 +28,12 @@ class BytePairEncoder {
  public:
   // With a LongPieceIndex, long pieces may take the linear-time path (see encode_long); with a
   // PieceCache, merged short pieces are looked up there first and stored there after merging;
-  // with a PieceMemoPool, the encoder holds one of its memos while it lives, if one is free.
+  // with a PieceMemoPool, the encoder holds one of its memos while it lives, if one is free; with
+  // a HugePieceCache, pieces of HugePieceCache::kMinPiece bytes or more go there, not to the memo.
   explicit BytePairEncoder(const RankTable& ranks, const LongPieceIndex* long_pieces = nullptr,
-                           PieceCache* cache = nullptr, PieceMemoPool* memos = nullptr);
-  // The tokenizer's rank table, long-piece index, piece cache and memos.
+                           PieceCache* cache = nullptr, PieceMemoPool* memos = nullptr,
+                           HugePieceCache* huge_pieces = nullptr);
+  // The tokenizer's rank table, long-piece index, piece cache, memos and huge-piece cache.
   explicit BytePairEncoder(const Tokenizer& tokenizer);
   ~BytePairEncoder();
 
@@ -180,6 +183,7 @@ class BytePairEncoder {
   Trial<kLongTrialWindow> longer_trial_;
   PieceCache* cache_;
   Trial<kTrialWindow> cache_trial_;
+  HugePieceCache* huge_pieces_;
   bool overflow_ = true;
   Trial<kTrialWindow> overflow_trial_;
   // Scratch for the merge-queue path, indexed by byte offset in the piece.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "huge_piece_cache.hpp"
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
 #include "piece_memo.hpp"
@@ -32,6 +33,11 @@ std::shared_ptr<PieceMemoPool> make_piece_memos(const TokenizerOptions& options)
                                          std::max(1u, std::thread::hardware_concurrency()));
 }
 
+std::shared_ptr<HugePieceCache> make_huge_piece_cache(const TokenizerOptions& options) {
+  if (options.huge_piece_cache_bytes == 0) return nullptr;
+  return std::make_shared<HugePieceCache>(options.huge_piece_cache_bytes);
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(Vocabulary vocabulary, TokenizerOptions options)
@@ -39,17 +45,20 @@ Tokenizer::Tokenizer(Vocabulary vocabulary, TokenizerOptions options)
       pretokenizer_(vocabulary_->pattern()),
       long_pieces_(std::make_shared<const LongPieceIndex>(vocabulary_->ranks())),
       piece_cache_(make_piece_cache(options)),
-      piece_memos_(make_piece_memos(options)) {}
+      piece_memos_(make_piece_memos(options)),
+      huge_pieces_(make_huge_piece_cache(options)) {}
 
 Tokenizer::Tokenizer(const Tokenizer& other, TokenizerOptions options)
     : vocabulary_(other.vocabulary_),
       pretokenizer_(other.pretokenizer_),
       long_pieces_(other.long_pieces_),
       piece_cache_(make_piece_cache(options)),
-      piece_memos_(make_piece_memos(options)) {}
+      piece_memos_(make_piece_memos(options)),
+      huge_pieces_(make_huge_piece_cache(options)) {}
 
 std::size_t Tokenizer::piece_cache_bytes() const { return piece_cache_ ? piece_cache_->memory_bytes() : 0; }
 std::size_t Tokenizer::piece_memo_bytes() const { return piece_memos_ ? piece_memos_->memory_bytes() : 0; }
+std::size_t Tokenizer::huge_piece_cache_bytes() const { return huge_pieces_ ? huge_pieces_->memory_bytes() : 0; }
 
 std::vector<Rank> Tokenizer::encode_ordinary(std::string_view text, const Encoder& encoder) const {
   // Room for a token per 3 bytes (English has about 3.5), so that most texts allocate once

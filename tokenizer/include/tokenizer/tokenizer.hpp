@@ -16,6 +16,7 @@
 namespace tokenizer {
 
 class LongPieceIndex;
+class HugePieceCache;
 class PieceCache;
 class PieceMemoPool;
 
@@ -55,6 +56,13 @@ struct TokenizerOptions {
   // all at once when it is full; a piece whose record would take more than a quarter of it is
   // never kept. Below 4 KiB (0 included): none. Only with piece_memo_bytes.
   std::size_t long_piece_memo_bytes = kDefaultLongPieceMemoBytes;
+  static constexpr std::size_t kDefaultHugePieceCacheBytes = std::size_t{8} << 20;
+  // Memory of the records of the pieces of 64 KiB or more that the Tokenizer's threads met (a
+  // megabyte of one letter, of spaces, of base64 without a separator: single pieces of
+  // milliseconds of merging each), their bytes and ids, shared by all threads; made as pieces
+  // come, the least lately used forgotten to make room, a piece larger than all of it never kept.
+  // 0: none.
+  std::size_t huge_piece_cache_bytes = kDefaultHugePieceCacheBytes;
 };
 
 // A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Safe to share between
@@ -84,6 +92,10 @@ class Tokenizer {
   PieceMemoPool* piece_memos() const { return piece_memos_.get(); }
   // Memory of the piece memos made so far.
   std::size_t piece_memo_bytes() const;
+  // The huge-piece cache of TokenizerOptions, or nullptr when it is off.
+  HugePieceCache* huge_piece_cache() const { return huge_pieces_.get(); }
+  // Memory that the huge-piece cache's records hold: at most TokenizerOptions::huge_piece_cache_bytes.
+  std::size_t huge_piece_cache_bytes() const;
 
   // Special-token text is ordinary text (tiktoken's encode_ordinary).
   std::vector<Rank> encode_ordinary(std::string_view text, const Encoder& encoder = fastest_encoder()) const;
@@ -107,6 +119,7 @@ class Tokenizer {
   std::shared_ptr<const LongPieceIndex> long_pieces_;
   std::shared_ptr<PieceCache> piece_cache_;
   std::shared_ptr<PieceMemoPool> piece_memos_;
+  std::shared_ptr<HugePieceCache> huge_pieces_;
 };
 
 }  // namespace tokenizer

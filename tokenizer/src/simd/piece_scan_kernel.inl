@@ -418,6 +418,9 @@ struct CharWindows {
     return _pdep_u64(chars << k, c.lead) >> i;
   }
 
+  // The window of ASCII bytes `bytes` as a CharWindow: a character a byte.
+  static CharWindow of_ascii(const Window& bytes) { return {bytes, ~std::uint64_t{0}, kWindow}; }
+
   // Where a word stops in the masks w: at a character that is no letter, and in o200k at an
   // upper-case letter after one of its lower-case class. Whether it may go on past such a stop
   // (o200k): an apostrophe may add a contraction, and `high` marks an upper-case letter after Lm,
@@ -427,45 +430,86 @@ struct CharWindows {
   }
   static bool uncertain_stop(const Window& w, std::size_t k) { return kO200k && has(w.apostrophe | w.high, k); }
 
-  // The end of the piece at byte i of the window `c` read at text + base when it is a word (a
-  // letter run with or without its one-character prefix, [^\r\n\p{L}\p{N}]?, no apostrophe first,
-  // which may begin a contraction) that the masks leave undecided: the word is followed through
-  // the windows after this one (Chinese and Japanese runs span hundreds of bytes), as the scalar
-  // scanner follows it a character at a time. 0 for any other piece, for a word that reaches the
-  // text's last 64 bytes, and for an uncertain stop.
-  static std::size_t letter_run_end(const CharWindow& c, std::size_t i, const std::uint8_t* text, std::size_t size,
-                                    std::size_t base) {
+  // What a run's visit to a window (follow) finds: the run's end, or one of these.
+  static constexpr std::size_t kGoOn = 0;                               // the run goes past the window
+  static constexpr std::size_t kGiveUp = static_cast<std::size_t>(-1);  // the scalar scanner must say
+
+  // Follows a run that starts at character k of the window `c` read at text + base through the
+  // windows after it, each read from the byte after the last character of the one before:
+  // visit(window, at, from) looks at the characters of the window read at text + at from `from` on
+  // and returns the run's end, kGoOn or kGiveUp; at_text_end() is the end of a run that reaches
+  // the text's end. The text's last window is its last 64 bytes (it repeats characters already
+  // seen: `from` skips them), read only where they are ASCII, for only there is every byte a
+  // character's start. Returns the end, or 0 where the scalar scanner must say.
+  template <class Visit, class AtTextEnd>
+  static std::size_t follow(const CharWindow& c, std::size_t base, std::size_t k, const std::uint8_t* text,
+                            std::size_t size, Visit visit, AtTextEnd at_text_end) {
+    std::size_t end = visit(c, base, k);
+    for (std::size_t at = base + c.end; end == kGoOn;) {
+      if (at == size) return at_text_end();
+      if (size - at < kWindow) {
+        const std::size_t last = size - kWindow;
+        const Window bytes = classify(text + last);
+        if (bytes.high != 0) return 0;
+        end = visit(of_ascii(bytes), last, at - last);
+        if (end == kGoOn) return at_text_end();
+        break;
+      }
+      const Window bytes = classify(text + at);
+      const CharWindow w = bytes.high == 0 ? of_ascii(bytes) : chars_of(bytes, text + at, size - at);
+      end = visit(w, at, 0);
+      at += w.end;
+    }
+    return end == kGiveUp ? 0 : end;
+  }
+
+  // The end of the piece at byte i of the window `c` read at text + base where that piece is a
+  // run that goes on past what the window decides (a window read by characters) or past the
+  // window (a run of 64 bytes or more): Chinese and Japanese runs span hundreds of bytes, and a
+  // megabyte of one letter, or of spaces, is a single piece. Followed window by window (follow)
+  // where the piece is
+  //   - a word: a letter run with or without its one-character prefix, [^\r\n\p{L}\p{N}]?, no
+  //     apostrophe first (it may begin a contraction); it ends at its first stop (word_stops);
+  //   - whitespace, two characters or more (so neither prefix rule takes its first): it ends after
+  //     its last newline if it has one, else at the text's end, else before its last character;
+  // as the scalar scanner follows them a character at a time. 0 for any other piece, where the
+  // scalar scanner must say.
+  static std::size_t run_end(const CharWindow& c, std::size_t i, const std::uint8_t* text, std::size_t size,
+                             std::size_t base) {
     const std::uint64_t letter = c.w.letter();
     std::size_t k = char_at(c, i);
-    if (!has(letter, k)) {
-      const std::uint64_t prefix = ~(c.w.newline | letter | c.w.digit | c.w.apostrophe | c.w.high);
-      if (!has(prefix, k) || k + 1 >= kWindow || !has(letter, k + 1)) return 0;
-      ++k;
+    const bool prefixed = !has(letter, k) && has(~(c.w.newline | letter | c.w.digit | c.w.apostrophe | c.w.high), k) &&
+                          k + 1 < kWindow && has(letter, k + 1);
+    if (has(letter, k) || prefixed) {
+      k += prefixed;
+      // Stops after the word's first character (the one before it is no part of the word). A
+      // window's first character may stop the word on account of the one before it (o200k): the
+      // scalar scanner says there.
+      const auto visit_word = [](const CharWindow& w, std::size_t at, std::size_t from) {
+        if (kO200k && from == 0 && has(w.w.upper, 0)) return kGiveUp;
+        const std::uint64_t stops = word_stops(w.w) & (~std::uint64_t{0} << from);
+        const std::size_t stop = stops == 0 ? kWindow : static_cast<std::size_t>(__builtin_ctzll(stops));
+        if (stop >= static_cast<std::size_t>(__builtin_popcountll(w.lead))) return kGoOn;
+        return uncertain_stop(w.w, stop) ? kGiveUp : at + byte_of(w, stop);
+      };
+      if (k + 1 >= kWindow) return 0;
+      return follow(c, base, k + 1, text, size, visit_word, [size] { return size; });
     }
-    // Stops after the word's first character (the character before it is not the word's); the
-    // bits past the window's characters are stops too. A window's first character may stop the
-    // word on account of the one before it (o200k): left to the scalar scanner.
-    const std::uint64_t stops = word_stops(c.w) & (~std::uint64_t{0} << k << 1);
-    std::size_t end = stops == 0 ? kWindow : static_cast<std::size_t>(__builtin_ctzll(stops));
-    if (end < static_cast<std::size_t>(__builtin_popcountll(c.lead)))
-      return uncertain_stop(c.w, end) ? 0 : base + byte_of(c, end);
-    for (std::size_t at = base + c.end; size - at >= kWindow;) {
-      const Window bytes = classify(text + at);
-      if (bytes.high == 0) {  // ASCII: a character a byte
-        if (kO200k && has(bytes.upper, 0)) return 0;
-        end = run(~word_stops(bytes));
-        if (end < kWindow) return uncertain_stop(bytes, end) ? 0 : at + end;
-        at += kWindow;
-        continue;
-      }
-      const CharWindow next = chars_of(bytes, text + at, size - at);
-      if (kO200k && has(next.w.upper, 0)) return 0;
-      end = run(~word_stops(next.w));
-      if (end < static_cast<std::size_t>(__builtin_popcountll(next.lead)))
-        return uncertain_stop(next.w, end) ? 0 : at + byte_of(next, end);
-      at += next.end;
-    }
-    return 0;
+    if (!has(c.w.space, k) || k + 1 >= kWindow || !has(c.w.space, k + 1)) return 0;
+    std::size_t after_newline = 0, last_start = 0;  // after the run's last newline; its last character
+    const auto visit_space = [&](const CharWindow& w, std::size_t at, std::size_t from) {
+      const std::uint64_t stops = ~w.w.space & (~std::uint64_t{0} << from);
+      const std::size_t count = static_cast<std::size_t>(__builtin_popcountll(w.lead));
+      std::size_t stop = stops == 0 ? kWindow : static_cast<std::size_t>(__builtin_ctzll(stops));
+      if (stop > count) stop = count;
+      const std::uint64_t before_stop = stop == kWindow ? ~std::uint64_t{0} : (std::uint64_t{1} << stop) - 1;
+      const std::uint64_t newlines = w.w.newline & (~std::uint64_t{0} << from) & before_stop;
+      if (newlines != 0) after_newline = at + byte_of(w, 63 - static_cast<std::size_t>(__builtin_clzll(newlines))) + 1;
+      if (stop > from) last_start = at + byte_of(w, stop - 1);
+      if (stop == count) return kGoOn;
+      return after_newline != 0 ? after_newline : last_start;
+    };
+    return follow(c, base, k, text, size, visit_space, [&] { return after_newline != 0 ? after_newline : size; });
   }
 };
 using Cl100kCharWindows = CharWindows<false>;
@@ -556,16 +600,16 @@ template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
       return;
     }
     // Otherwise one piece by the rules of the pattern that looks at it.
-    std::size_t len = Piece(w, i, text + pos);
-    if (len == kReload) {
-      if (i > 0) return;          // classify a window that starts at pos
-      len = kScalar;              // a run of 64 bytes or more
-    }
-    if (len != kScalar) {
+    const std::size_t len = Piece(w, i, text + pos);
+    if (len == kReload && i > 0) return;  // classify a window that starts at pos
+    if (len != kScalar && len != kReload) {
       pos = ends[n++] = pos + len;
       continue;
     }
-    if (by_chars) {
+    // A run of 64 bytes or more (kReload at the window's start), or in a window read by
+    // characters a piece that needs Unicode: followed through the windows after this one where
+    // run_end can, else the scalar scanner's.
+    if (len == kReload || by_chars) {
       const std::size_t end = run_end(i);
       pos = ends[n++] = end != 0 ? end : Scalar(text, size, pos);
       continue;
@@ -598,14 +642,19 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         const auto chars = Chars::chars_of(w, text + base, size - base);
         scan_window<Piece, Scalar>(
             w, [&](std::size_t i) { return Chars::starts(chars, i, text + base + i); },
-            [&](std::size_t i) { return Chars::letter_run_end(chars, i, text, size, base); }, true, text, size, base,
-            pos, ends, n, max_pieces);
+            [&](std::size_t i) { return Chars::run_end(chars, i, text, size, base); }, true, text, size, base, pos,
+            ends, n, max_pieces);
         continue;
       }
     }
+    // A window of ASCII where the pattern reads windows by characters; of bytes as they come else.
+    const auto run_end = [&](std::size_t i) {
+      if constexpr (Chars::kEnabled) return Chars::run_end(Chars::of_ascii(w), i, text, size, base);
+      return std::size_t{0};
+    };
     scan_window<Piece, Scalar>(
-        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, [](std::size_t) { return std::size_t{0}; },
-        false, text, size, base, pos, ends, n, max_pieces);
+        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, false, text, size, base, pos, ends,
+        n, max_pieces);
   }
   return n;
 }
