@@ -49,7 +49,12 @@ void usage(std::FILE* to) {
                "byte over long English's; as row threads, each multithreaded encoder's speed on long\n"
                "English relative to its single-threaded counterpart; last, their yardsticks: long English\n"
                "cut into four parts per thread, each part encoded by the counterpart, all at once. Ratios\n"
-               "are medians over rounds of the ratio within one round.\n\n"
+               "are medians over rounds of the ratio within one round.\n"
+               "The rows above are warm: the tokenizer has encoded the same text just before, and its\n"
+               "caches hold its pieces. Rows long-cold and worst-cold time long English and the\n"
+               "adversarial inputs encoded once by a tokenizer made anew (after the multilingual text), so\n"
+               "that no cache hides what the encoder itself costs: long-cold in the table's units,\n"
+               "worst-cold the worst adversarial input's time per byte over long English's, both cold.\n\n"
                "  --encoding NAME  built-in encoding (default: cl100k_base)\n"
                "  --rounds N       rounds, odd for a true median (default: 11)\n"
                "  -h, --help       this text\n");
@@ -134,6 +139,20 @@ int main(int argc, char** argv) {
         }
     // parts_samples[c]: nanoseconds per byte of long English in parts by counterparts[c], one per round.
     std::vector<std::vector<double>> parts_samples(counterparts.size());
+    // cold[e][k]: nanoseconds per byte of encoder e's one call on input k (long English or an
+    // adversarial input) by a tokenizer made for it, which has encoded only other text; one per
+    // round. The memos of a tokenizer are made on their first use, so that text comes first.
+    std::vector<std::vector<std::vector<double>>> cold(encoders.size(), std::vector<std::vector<double>>(inputs));
+    const auto encode_cold = [&](const tokenizer::Encoder& encoder, std::string_view text) {
+      const tokenizer::Tokenizer fresh(tok, tokenizer::TokenizerOptions{});
+      ids.clear();
+      encoder.encode(fresh, benches::multilingual_text(), ids);
+      const auto start = std::chrono::steady_clock::now();
+      ids.clear();
+      encoder.encode(fresh, text, ids);
+      const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+      return elapsed.count() / static_cast<double>(text.size());
+    };
     // Within a round the encoders of one input run back to back, so the ratios between them
     // compare moments milliseconds apart; odd rounds take them in reverse order, so that no
     // encoder always runs first on an input (after another input's encodes) or always last.
@@ -154,6 +173,7 @@ int main(int argc, char** argv) {
           const double first = nanoseconds_per_byte(encode, text.size(), 1);
           if (k == kLong) samples[e][long_first].push_back(first);
           samples[e][k].push_back(nanoseconds_per_byte(encode, text.size(), kInputs[k].calls));
+          if (k == kLong || k >= kFirstAdversarial) cold[e][k].push_back(encode_cold(*encoders[e], text));
           if (k == kLong && i + 1 == encoders.size())
             for (std::size_t c = 0; c < counterparts.size(); ++c) {
               const auto encode_in_parts = [&] { encode_parts(*encoders[counterparts[c]]); };
@@ -172,31 +192,39 @@ int main(int argc, char** argv) {
     std::printf("%-9s", "input");
     for (const tokenizer::Encoder* encoder : encoders) std::printf(" %27.*s", static_cast<int>(encoder->name.size()), encoder->name.data());
     std::printf("\n");
-    const auto print_row = [&](const char* name, std::size_t k) {
+    // A row of cells from times[e][k] (one per round).
+    const auto print_row = [&](const char* name, const std::vector<std::vector<std::vector<double>>>& times,
+                               std::size_t k) {
       std::printf("%-9s", name);
       for (std::size_t e = 0; e < encoders.size(); ++e) {
-        const double median = median_of(samples[e][k]);
+        const double median = median_of(times[e][k]);
         std::vector<double> ratios;
-        for (int round = 0; round < rounds; ++round) ratios.push_back(samples[0][k][round] / samples[e][k][round]);
+        for (int round = 0; round < rounds; ++round) ratios.push_back(times[0][k][round] / times[e][k][round]);
         std::printf("   %6.2f ns/B %6.1f MB/s %4.2fx", median, 1e3 / median, median_of(std::move(ratios)));
       }
       std::printf("\n");
     };
-    for (std::size_t k = 0; k < inputs; ++k) {
-      print_row(kInputs[k].name, k);
-      if (k == kLong) print_row("long-1st", long_first);
-    }
-    std::printf("%-9s", "worst/long");
-    for (std::size_t e = 0; e < encoders.size(); ++e) {
-      double worst = 0;
-      for (std::size_t k = kFirstAdversarial; k < inputs; ++k) {
-        std::vector<double> ratios;
-        for (int round = 0; round < rounds; ++round) ratios.push_back(samples[e][k][round] / samples[e][kLong][round]);
-        worst = std::max(worst, median_of(std::move(ratios)));
+    // Per encoder, the worst adversarial input's time per byte over long English's in times.
+    const auto print_worst = [&](const char* name, const std::vector<std::vector<std::vector<double>>>& times) {
+      std::printf("%-9s", name);
+      for (std::size_t e = 0; e < encoders.size(); ++e) {
+        double worst = 0;
+        for (std::size_t k = kFirstAdversarial; k < inputs; ++k) {
+          std::vector<double> ratios;
+          for (int round = 0; round < rounds; ++round) ratios.push_back(times[e][k][round] / times[e][kLong][round]);
+          worst = std::max(worst, median_of(std::move(ratios)));
+        }
+        std::printf(" %26.2fx", worst);
       }
-      std::printf(" %26.2fx", worst);
+      std::printf("\n");
+    };
+    for (std::size_t k = 0; k < inputs; ++k) {
+      print_row(kInputs[k].name, samples, k);
+      if (k == kLong) print_row("long-1st", samples, long_first);
     }
-    std::printf("\n");
+    print_worst("worst/long", samples);
+    print_row("long-cold", cold, kLong);
+    print_worst("worst-cold", cold);
     // What the threads give each multithreaded encoder on long English: the median over rounds of
     // its single-threaded counterpart's time over its own in the same round.
     std::printf("%-9s", "threads");

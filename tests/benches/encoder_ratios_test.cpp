@@ -1,6 +1,7 @@
 // build/encoder_ratios run as a child process: its arguments, and the shape of its table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iterator>
 #include <regex>
 #include <sstream>
@@ -47,22 +48,24 @@ TEST(EncoderRatios, UnknownEncodingIsNamed) {
 }
 
 // A row per input (and long English's first calls after it), then the adversarial row, with a
-// cell per encoder column, then the yardstick line of the parallel encoders. In every cell the
-// MB/s is the ns/byte turned around (10^3 / ns), as printed to their precision; serial is the
-// first column and the reference of the speeds, so its own reads 1.00x.
+// cell per encoder column, then long English cold and the cold adversarial row, then the
+// yardstick line of the parallel encoders. In every cell the MB/s is the ns/byte turned around
+// (10^3 / ns), as printed to their precision; serial is the first column and the reference of the
+// speeds, so its own reads 1.00x.
 TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
   const tokenizer::test::ProcessResult r = run_ratios({"--rounds", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = tokenizer::test::lines_of(r.out);
-  ASSERT_EQ(lines.size(), 13u) << r.out;
+  ASSERT_EQ(lines.size(), 15u) << r.out;
   EXPECT_EQ(lines[0].rfind("cl100k_base, 3 rounds;", 0), 0u) << lines[0];
   ASSERT_TRUE(std::regex_match(lines[1], std::regex("input +serial( +[a-z_]+)+"))) << lines[1];
   const std::regex word("[a-z_]+");
   const auto columns = static_cast<std::size_t>(
       std::distance(std::sregex_iterator(lines[1].begin(), lines[1].end(), word), std::sregex_iterator()) - 1);
-  const char* inputs[] = {"short", "medium", "long", "long-1st", "letters", "digits", "spaces", "base64"};
+  const char* inputs[] = {"short", "medium", "long", "long-1st", "letters", "digits", "spaces", "base64", "", "long-cold"};
   const std::regex cell("([0-9]+\\.[0-9]{2}) ns/B +([0-9]+\\.[0-9]) MB/s +([0-9]+\\.[0-9]{2})x");
   for (std::size_t k = 0; k < std::size(inputs); ++k) {
+    if (*inputs[k] == '\0') continue;  // the adversarial row, below
     const std::string& line = lines[2 + k];
     SCOPED_TRACE(line);
     EXPECT_EQ(line.rfind(inputs[k], 0), 0u);
@@ -79,7 +82,14 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
     }
     EXPECT_EQ(cells, columns);
   }
-  EXPECT_EQ(lines[10].rfind("worst/long", 0), 0u) << lines[10];
+  const std::regex worst_row("(worst/long|worst-cold)( +[0-9]+\\.[0-9]{2}x)+");
+  for (const std::size_t row : {10u, 12u}) {
+    std::smatch worst;
+    EXPECT_TRUE(std::regex_match(lines[row], worst, worst_row)) << lines[row];
+    EXPECT_EQ(worst[1].str(), row == 10 ? "worst/long" : "worst-cold");
+    const std::string& cells = lines[row];
+    EXPECT_EQ(static_cast<std::size_t>(std::count(cells.begin(), cells.end(), 'x')), columns) << cells;
+  }
   // One speed-up per multithreaded encoder, over the counterpart the registry names; then the
   // yardsticks: the same counterparts, each on the parts of long English at once.
   std::string expected_threads = "threads";
@@ -92,9 +102,9 @@ TEST(EncoderRatios, OneRowPerInputAndACellPerEncoder) {
     expected_yardsticks += separator + " by " + counterpart + ": [0-9]+\\.[0-9]{2} ns/B [0-9]+\\.[0-9]{2}x";
     separator = ";";
   }
-  EXPECT_TRUE(std::regex_match(lines[11], std::regex(expected_threads + " *"))) << lines[11];
+  EXPECT_TRUE(std::regex_match(lines[13], std::regex(expected_threads + " *"))) << lines[13];
   std::smatch yardstick;
-  ASSERT_TRUE(std::regex_match(lines[12], yardstick, std::regex(expected_yardsticks))) << lines[12];
+  ASSERT_TRUE(std::regex_match(lines[14], yardstick, std::regex(expected_yardsticks))) << lines[14];
   EXPECT_EQ(std::stoul(yardstick[2].str()), 4 * std::stoul(yardstick[1].str()));
 }
 
