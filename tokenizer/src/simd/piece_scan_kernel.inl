@@ -299,6 +299,7 @@ struct CharWindow {
 template <bool kO200k>
 struct CharWindows {
   static constexpr bool kEnabled = true;
+  static constexpr std::uint8_t kBoth = unicode::kOtherLetter | unicode::kMark;  // o200k's Lm, Lo and M
 
   // The CharWindow of the window `bytes` read at p, with `avail` bytes readable there.
   // Characters of two and three bytes are decoded in vectors: each well-formed one's lead byte is
@@ -308,11 +309,9 @@ struct CharWindows {
   // points put together in 16-bit lanes and stored; each code point's class is then one scalar
   // load from the BMP table (a vector gather costs more on Zen 4: docs/performance-notes.md), and
   // the classes, loaded back as a vector, become masks in the leads' order, which pdep spreads to
-  // their bytes. Lead bytes 0xF0-0xF4 are decoded one by one (a character
-  // beyond the BMP, or ill-formed); every other byte 0x80-0xFF that starts no well-formed
-  // character decodes as U+FFFD of one byte, punctuation, so it needs no bit at all.
-  static constexpr std::uint8_t kBoth = unicode::kOtherLetter | unicode::kMark;  // o200k's Lm, Lo and M
-
+  // their bytes. Lead bytes 0xF0-0xF4 are decoded one by one (a character beyond the BMP, or
+  // ill-formed); every other byte 0x80-0xFF that starts no well-formed character decodes as
+  // U+FFFD of one byte, punctuation, so it needs no bit at all.
   static CharWindow chars_of(const Window& bytes, const std::uint8_t* p, std::size_t avail) {
     // Lane j of b1 and b2: the bytes at j + 1 and j + 2, zero past the text (avail >= 64).
     auto readable_from = [avail](std::size_t offset) {
@@ -647,10 +646,13 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         continue;
       }
     }
-    // A window of ASCII where the pattern reads windows by characters; of bytes as they come else.
+    // Where the pattern has character windows, this window is all ASCII, a character a byte, and
+    // its runs of 64 bytes or more are followed as theirs are.
     const auto run_end = [&](std::size_t i) {
-      if constexpr (Chars::kEnabled) return Chars::run_end(Chars::of_ascii(w), i, text, size, base);
-      return std::size_t{0};
+      if constexpr (Chars::kEnabled)
+        return Chars::run_end(Chars::of_ascii(w), i, text, size, base);
+      else
+        return std::size_t{0};
     };
     scan_window<Piece, Scalar>(
         w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, false, text, size, base, pos, ends,
