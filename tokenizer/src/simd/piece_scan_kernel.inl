@@ -357,7 +357,9 @@ struct CharWindows {
     // Bytes where characters of the classes start.
     constexpr std::uint8_t kUpperBits = kO200k ? unicode::kUpper : 0;
     constexpr std::uint8_t kLowerBits = kO200k ? unicode::kLower | kBoth : unicode::kLetter;
-    std::uint64_t upper = with(kUpperBits), lower = with(kLowerBits), both = with(kBoth), mark = with(unicode::kMark);
+    // o200k's classes only where o200k reads them: cl100k's windows skip their tests.
+    std::uint64_t upper = kO200k ? with(kUpperBits) : 0, lower = with(kLowerBits);
+    std::uint64_t both = kO200k ? with(kBoth) : 0, mark = kO200k ? with(unicode::kMark) : 0;
     std::uint64_t number = with(unicode::kNumber), space = with(unicode::kSpace);
     std::uint64_t inside = two << 1 | three << 1 | three << 2;
     // The bytes of the window's last character past its end; at most one character has them.
