@@ -333,13 +333,13 @@ TEST_P(Bf16Agreement, GivesZerosToRowsThatSeeNoKey) {
   }
 }
 
-std::string agreement_name(const ::testing::TestParamInfo<std::tuple<Bf16Runner, SdpaCase>>& info) {
+std::string bf16_agreement_name(const ::testing::TestParamInfo<std::tuple<Bf16Runner, SdpaCase>>& info) {
   return std::get<0>(info.param).name + "_" + std::get<1>(info.param).label;
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, Bf16Agreement,
                          ::testing::Combine(::testing::ValuesIn(runners()), ::testing::ValuesIn(agreement_cases())),
-                         agreement_name);
+                         bf16_agreement_name);
 
 // The decode kernels of every instruction set on the shapes they are made for as well.
 std::vector<Bf16Runner> decode_runners() {
@@ -351,7 +351,7 @@ std::vector<Bf16Runner> decode_runners() {
 
 INSTANTIATE_TEST_SUITE_P(DecodeShapes, Bf16Agreement,
                          ::testing::Combine(::testing::ValuesIn(decode_runners()), ::testing::ValuesIn(decode_cases())),
-                         agreement_name);
+                         bf16_agreement_name);
 
 // The runner a float problem is handed to, set before each call: run() takes no context.
 const Bf16Runner* g_runner = nullptr;

@@ -20,10 +20,10 @@ namespace attention::test {
 namespace {
 
 // The kernels a test runs, set before each call: run() takes no context.
-const simd::FlashKernels* g_kernels = nullptr;
-void run_with_current_kernels(const AttentionProblem& problem) { sdpa_decode_with(*g_kernels, problem); }
+const simd::FlashKernels* g_decode_kernels = nullptr;
+void run_decode_with_current_kernels(const AttentionProblem& problem) { sdpa_decode_with(*g_decode_kernels, problem); }
 
-std::vector<const simd::FlashIsa*> all_isas() {
+std::vector<const simd::FlashIsa*> all_decode_isas() {
   std::vector<const simd::FlashIsa*> out;
   for (const simd::FlashIsa& entry : simd::all_flash_isas()) out.push_back(&entry);
   return out;
@@ -34,11 +34,11 @@ class DecodeIsaNonFinite : public ::testing::TestWithParam<const simd::FlashIsa*
 TEST_P(DecodeIsaNonFinite, PropagatesNaNAndZeroesMaskedRows) {
   const simd::FlashIsa* entry = GetParam();
   if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
-  g_kernels = entry->kernels;
-  EXPECT_TRUE(follows_non_finite_semantics(run_with_current_kernels));
+  g_decode_kernels = entry->kernels;
+  EXPECT_TRUE(follows_non_finite_semantics(run_decode_with_current_kernels));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, DecodeIsaNonFinite, ::testing::ValuesIn(all_isas()),
+INSTANTIATE_TEST_SUITE_P(All, DecodeIsaNonFinite, ::testing::ValuesIn(all_decode_isas()),
                          [](const ::testing::TestParamInfo<const simd::FlashIsa*>& info) {
                            return std::string(isa::name(info.param->isa));
                          });
@@ -49,17 +49,17 @@ class DecodeShapes
 TEST_P(DecodeShapes, MatchReferenceWhateverTheSplits) {
   const auto& [entry, c, threads] = GetParam();
   if (!isa::cpu_supports(entry->isa)) GTEST_SKIP() << "this CPU does not run " << isa::name(entry->isa);
-  g_kernels = entry->kernels;
+  g_decode_kernels = entry->kernels;
   tbb::task_arena arena(threads);
   const SdpaCase& problem = c;  // Clang 15 lambdas cannot capture structured bindings.
   ::testing::AssertionResult result = ::testing::AssertionFailure();
-  arena.execute([&] { result = agrees_with_reference(problem, run_with_current_kernels); });
+  arena.execute([&] { result = agrees_with_reference(problem, run_decode_with_current_kernels); });
   EXPECT_TRUE(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Decode, DecodeShapes,
-    ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(decode_cases()), ::testing::Values(1, 16)),
+    ::testing::Combine(::testing::ValuesIn(all_decode_isas()), ::testing::ValuesIn(decode_cases()), ::testing::Values(1, 16)),
     [](const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase, int>>& info) {
       return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label + "_threads" +
              std::to_string(std::get<2>(info.param));

@@ -14,7 +14,7 @@ namespace attention::test {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
 // The poisoned query head, and two queries: one in each query tile of the flash kernels.
 constexpr std::size_t kHead = 1;  // reads key/value head 0, as head 0 does
@@ -56,7 +56,7 @@ std::vector<Poison> poisons() {
       // Every query's first element is positive (see below), so an infinite key element makes a
       // +inf score in every query head that reads it.
       {"inf_in_k", false, true, true,
-       [](const SdpaCase& c, SdpaInputs& in) { in.k[kKey * c.shape.head_dim] = kInf; },
+       [](const SdpaCase& c, SdpaInputs& in) { in.k[kKey * c.shape.head_dim] = kInfinity; },
        [=](const SdpaCase& c, std::size_t bh, std::size_t i, std::size_t) {
          return nan_if(kv_head_of(c.shape, bh) == 0 && causally_visible(c, i, kKey));
        }},
@@ -70,7 +70,7 @@ std::vector<Poison> poisons() {
        }},
       {"minus_inf_mask_row", true, true, false,
        [](const SdpaCase& c, SdpaInputs& in) {
-         for (std::size_t j = 0; j < c.shape.seq_k; ++j) in.mask[kQuery * c.shape.seq_k + j] = -kInf;
+         for (std::size_t j = 0; j < c.shape.seq_k; ++j) in.mask[kQuery * c.shape.seq_k + j] = -kInfinity;
        },
        [=](const SdpaCase&, std::size_t, std::size_t i, std::size_t) {
          return i == kQuery ? Expect::zero : Expect::unchanged;

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,7 +25,6 @@ using attention::CausalAlignment;
 using attention::uniform_values;
 using gpu::MmaSdpaParameters;
 
-constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 
 gpu::DeviceLimits limits_with(std::size_t local_memory_bytes, unsigned compute_capability) {
   gpu::DeviceLimits limits{local_memory_bytes, 1024, std::size_t{1} << 30, 1, 132};
@@ -91,11 +89,11 @@ TEST(MmaParameters, ProblemsSayWhatIsWrong) {
   EXPECT_EQ(problem({8, 16, true, true, true}, limits_with(49152, 0)), "") << "emulation runs anywhere";
 }
 
-constexpr AttentionShape kShapes[] = {
+constexpr AttentionShape kMmaShapes[] = {
     {1, 4, 2, 100, 300, 80, 20}, {2, 2, 1, 33, 17, 64, 64}, {1, 2, 2, 70, 45, 3, 5}, {1, 8, 1, 16, 40, 128, 128}};
 
 // One warp to eight, every key tile.
-constexpr MmaSdpaParameters kSweep[] = {{1, 8, true, false, true},  {2, 16, false, true, true},
+constexpr MmaSdpaParameters kMmaSweep[] = {{1, 8, true, false, true},  {2, 16, false, true, true},
                                         {4, 32, true, true, true},   {8, 64, false, false, true},
                                         {8, 16, true, false, true}};
 
@@ -117,7 +115,7 @@ class MmaKernel : public gpu_tests::OpenClTest, public ::testing::WithParamInter
 
 TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
   std::size_t shapes_run = 0;
-  for (const AttentionShape& shape : kShapes) {
+  for (const AttentionShape& shape : kMmaShapes) {
     SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
     // 48 KiB of local memory (NVIDIA's) holds no 64-key tiles of 128 dimensions.
     if (GetParam().local_memory_bytes(shape.head_dim, shape.value_dim) > runtime().limits().local_memory_bytes) continue;
@@ -135,7 +133,7 @@ TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
   EXPECT_GE(shapes_run, 3u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sweep, MmaKernel, ::testing::ValuesIn(kSweep),
+INSTANTIATE_TEST_SUITE_P(Sweep, MmaKernel, ::testing::ValuesIn(kMmaSweep),
                          [](const ::testing::TestParamInfo<MmaSdpaParameters>& info) {
                            const MmaSdpaParameters& p = info.param;
                            return "w" + std::to_string(p.warps) + "_k" + std::to_string(p.key_tile) + "_s" +

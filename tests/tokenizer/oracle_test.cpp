@@ -32,28 +32,28 @@ const std::vector<std::vector<Rank>>& oracle_ids(const std::string& encoding, Te
   return it->second;
 }
 
-struct Case {
+struct OracleCase {
   std::string encoding;
   const Encoder* encoder;
   TextKind kind;
 
-  friend void PrintTo(const Case& c, std::ostream* os) {
+  friend void PrintTo(const OracleCase& c, std::ostream* os) {
     *os << c.encoding << "/" << c.encoder->name << "/" << test::text_kind_name(c.kind);
   }
 };
 
-std::vector<Case> all_cases() {
-  std::vector<Case> cases;
+std::vector<OracleCase> oracle_cases() {
+  std::vector<OracleCase> cases;
   for (const std::string& encoding : Vocabulary::builtin_names())
     for (const Encoder* encoder : supported_encoders())
       for (const TextKind kind : test::kAllTextKinds) cases.push_back({encoding, encoder, kind});
   return cases;
 }
 
-class OracleAgreement : public ::testing::TestWithParam<Case> {};
+class OracleAgreement : public ::testing::TestWithParam<OracleCase> {};
 
 TEST_P(OracleAgreement, EncodeOrdinaryMatchesOracle) {
-  const Case& c = GetParam();
+  const OracleCase& c = GetParam();
   const Tokenizer& tok = test::tokenizer(c.encoding);
   const std::vector<std::string>& texts = test::shared_random_texts(c.kind);
   const std::vector<std::vector<Rank>>& expected = oracle_ids(c.encoding, c.kind);
@@ -68,8 +68,8 @@ TEST_P(OracleAgreement, EncodeOrdinaryMatchesOracle) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Random, OracleAgreement, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+INSTANTIATE_TEST_SUITE_P(Random, OracleAgreement, ::testing::ValuesIn(oracle_cases()),
+                         [](const ::testing::TestParamInfo<OracleCase>& info) {
                            return info.param.encoding + "_" + std::string(info.param.encoder->name) + "_" +
                                   test::text_kind_name(info.param.kind);
                          });

@@ -21,7 +21,7 @@ struct MergerCase {
   friend void PrintTo(const MergerCase& c, std::ostream* os) { *os << isa::name(c.merger->isa) << "/" << c.encoding; }
 };
 
-std::vector<MergerCase> supported_cases() {
+std::vector<MergerCase> supported_merger_cases() {
   std::vector<MergerCase> cases;
   for (const ShortPieceMerger& m : all_short_piece_mergers()) {
     if (!isa::cpu_supports(m.isa)) continue;
@@ -30,7 +30,7 @@ std::vector<MergerCase> supported_cases() {
   return cases;
 }
 
-std::string case_name(const ::testing::TestParamInfo<MergerCase>& info) {
+std::string merger_case_name(const ::testing::TestParamInfo<MergerCase>& info) {
   return std::string(isa::name(info.param.merger->isa)) + "_" + info.param.encoding;
 }
 
@@ -93,7 +93,7 @@ TEST_P(ShortPieceMergerTest, GivesTheTextbookIdsOfRandomAndTiedPieces) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSupported, ShortPieceMergerTest, ::testing::ValuesIn(supported_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllSupported, ShortPieceMergerTest, ::testing::ValuesIn(supported_merger_cases()), merger_case_name);
 
 // The table ends with the baseline, which takes every short piece, and lists the widest first.
 TEST(ShortPieceMergers, EndWithTheBaselineForEveryShortPiece) {
