@@ -56,8 +56,9 @@ std::uint8_t classify_slow(char32_t c);
 // Class bits of every code point below U+10000: a 64 KiB table built from ICU on first use
 // (about a millisecond). Inline, a load and a branch once built, for a scanner asks it for every
 // character of text in other scripts: as a call that checked a static's guard each time, it took a
-// quarter of a warm pass over the multilingual text.
-extern std::atomic<const std::uint8_t*> built_bmp_classes;
+// quarter of a warm pass over the multilingual text. Hidden: the library is position-independent,
+// and a declaration of default visibility is read through the GOT, a load more for every character.
+extern std::atomic<const std::uint8_t*> built_bmp_classes [[gnu::visibility("hidden")]];
 const std::uint8_t* build_bmp_classes();
 // Always inline: code compiled for wider instruction sets (the piece scanners) calls it too, and
 // an out-of-line copy compiled there could be the one the linker keeps for every caller.
