@@ -59,7 +59,8 @@ TEST_P(DecodeShapes, MatchReferenceWhateverTheSplits) {
 
 INSTANTIATE_TEST_SUITE_P(
     Decode, DecodeShapes,
-    ::testing::Combine(::testing::ValuesIn(all_decode_isas()), ::testing::ValuesIn(decode_cases()), ::testing::Values(1, 16)),
+    ::testing::Combine(::testing::ValuesIn(all_decode_isas()), ::testing::ValuesIn(decode_cases()),
+                       ::testing::Values(1, 16)),
     [](const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase, int>>& info) {
       return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label + "_threads" +
              std::to_string(std::get<2>(info.param));

@@ -25,7 +25,6 @@ using attention::CausalAlignment;
 using attention::uniform_values;
 using gpu::MmaSdpaParameters;
 
-
 gpu::DeviceLimits limits_with(std::size_t local_memory_bytes, unsigned compute_capability) {
   gpu::DeviceLimits limits{local_memory_bytes, 1024, std::size_t{1} << 30, 1, 132};
   limits.nvidia_compute_capability = compute_capability;

@@ -19,7 +19,9 @@ struct GoldenCase {
   std::string encoding;
   const Encoder* encoder;
 
-  friend void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.corpus << "/" << c.encoding << "/" << c.encoder->name; }
+  friend void PrintTo(const GoldenCase& c, std::ostream* os) {
+    *os << c.corpus << "/" << c.encoding << "/" << c.encoder->name;
+  }
 };
 
 std::vector<GoldenCase> golden_cases() {

@@ -25,7 +25,9 @@ struct OracleCase {
   std::string encoding;
   TextKind kind;
 
-  friend void PrintTo(const OracleCase& c, std::ostream* os) { *os << c.encoding << "/" << test::text_kind_name(c.kind); }
+  friend void PrintTo(const OracleCase& c, std::ostream* os) {
+    *os << c.encoding << "/" << test::text_kind_name(c.kind);
+  }
 };
 
 std::vector<OracleCase> oracle_cases() {

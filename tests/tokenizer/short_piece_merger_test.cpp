@@ -93,7 +93,8 @@ TEST_P(ShortPieceMergerTest, GivesTheTextbookIdsOfRandomAndTiedPieces) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSupported, ShortPieceMergerTest, ::testing::ValuesIn(supported_merger_cases()), merger_case_name);
+INSTANTIATE_TEST_SUITE_P(AllSupported, ShortPieceMergerTest, ::testing::ValuesIn(supported_merger_cases()),
+                         merger_case_name);
 
 // The table ends with the baseline, which takes every short piece, and lists the widest first.
 TEST(ShortPieceMergers, EndWithTheBaselineForEveryShortPiece) {
