@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "decode_sdpa.hpp"
+#include "flash_isa_entries.hpp"
 #include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
 #include "simd/flash_kernels.hpp"
@@ -23,12 +24,6 @@ namespace {
 const simd::FlashKernels* g_decode_kernels = nullptr;
 void run_decode_with_current_kernels(const AttentionProblem& problem) { sdpa_decode_with(*g_decode_kernels, problem); }
 
-std::vector<const simd::FlashIsa*> all_decode_isas() {
-  std::vector<const simd::FlashIsa*> out;
-  for (const simd::FlashIsa& entry : simd::all_flash_isas()) out.push_back(&entry);
-  return out;
-}
-
 class DecodeIsaNonFinite : public ::testing::TestWithParam<const simd::FlashIsa*> {};
 
 TEST_P(DecodeIsaNonFinite, PropagatesNaNAndZeroesMaskedRows) {
@@ -38,7 +33,7 @@ TEST_P(DecodeIsaNonFinite, PropagatesNaNAndZeroesMaskedRows) {
   EXPECT_TRUE(follows_non_finite_semantics(run_decode_with_current_kernels));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, DecodeIsaNonFinite, ::testing::ValuesIn(all_decode_isas()),
+INSTANTIATE_TEST_SUITE_P(All, DecodeIsaNonFinite, ::testing::ValuesIn(flash_isa_entries()),
                          [](const ::testing::TestParamInfo<const simd::FlashIsa*>& info) {
                            return std::string(isa::name(info.param->isa));
                          });
@@ -59,7 +54,7 @@ TEST_P(DecodeShapes, MatchReferenceWhateverTheSplits) {
 
 INSTANTIATE_TEST_SUITE_P(
     Decode, DecodeShapes,
-    ::testing::Combine(::testing::ValuesIn(all_decode_isas()), ::testing::ValuesIn(decode_cases()),
+    ::testing::Combine(::testing::ValuesIn(flash_isa_entries()), ::testing::ValuesIn(decode_cases()),
                        ::testing::Values(1, 16)),
     [](const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase, int>>& info) {
       return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label + "_threads" +

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "flash_isa_entries.hpp"
 #include "flash_sdpa.hpp"
 #include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
@@ -25,18 +26,13 @@ TEST_P(FlashIsaAgreement, MatchesReference) {
   EXPECT_TRUE(agrees_with_reference(c, run_with_current_kernels));
 }
 
-std::vector<const simd::FlashIsa*> all_isas() {
-  std::vector<const simd::FlashIsa*> out;
-  for (const simd::FlashIsa& entry : simd::all_flash_isas()) out.push_back(&entry);
-  return out;
-}
-
 std::string isa_case_name(const ::testing::TestParamInfo<std::tuple<const simd::FlashIsa*, SdpaCase>>& info) {
   return std::string(isa::name(std::get<0>(info.param)->isa)) + "_" + std::get<1>(info.param).label;
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, FlashIsaAgreement,
-                         ::testing::Combine(::testing::ValuesIn(all_isas()), ::testing::ValuesIn(agreement_cases())),
+                         ::testing::Combine(::testing::ValuesIn(flash_isa_entries()),
+                                            ::testing::ValuesIn(agreement_cases())),
                          isa_case_name);
 
 // Each ISA's exp2 must keep a NaN through its clamp (the operand order of maxps).
@@ -49,7 +45,7 @@ TEST_P(FlashIsaNonFinite, PropagatesNaNAndZeroesMaskedRows) {
   EXPECT_TRUE(follows_non_finite_semantics(run_with_current_kernels));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, FlashIsaNonFinite, ::testing::ValuesIn(all_isas()),
+INSTANTIATE_TEST_SUITE_P(All, FlashIsaNonFinite, ::testing::ValuesIn(flash_isa_entries()),
                          [](const ::testing::TestParamInfo<const simd::FlashIsa*>& info) {
                            return std::string(isa::name(info.param->isa));
                          });
