@@ -532,7 +532,7 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
         const float* block[kBlockRows];
         for (std::size_t i = 0; i < kBlockRows; ++i)
           block[i] = j0 + i < keys ? rows.keys + (j0 + i) * s.head_dim : zero_key;
-        score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
+        score_block(KeyPointers<float>{block}, queries + g * s.head_dim * kBlockColumns, s.head_dim,
                     scores + j0 * kQueryTile + g * kBlockColumns);
       }
     // Each row's causal limit and mask, down its column of scores: the rows' queries repeat from
@@ -699,9 +699,9 @@ struct FloatLaneProducts {
       return key_block;
     }
   }
-  template <class Step>
-  [[gnu::always_inline]] static void score(const float* const (&keys)[kBlockRows], const float* queries,
-                                           std::size_t head_dim, float, float* scores, const Step& step) {
+  template <class Keys, class Step>
+  [[gnu::always_inline]] static void score(const Keys& keys, const float* queries, std::size_t head_dim, float,
+                                           float* scores, const Step& step) {
     score_block<1>(keys, queries, head_dim, scores, step);
   }
   static void weigh(const float*, std::size_t, float*) {}
@@ -723,9 +723,9 @@ struct LaneProducts<bfloat16> {
     for (std::size_t d = 0; d < head_dim; d += 2)
       pairs[d / 2 * kWidth + r] = row[d].bits | (d + 1 < head_dim ? Pair{row[d + 1].bits} << 16 : 0);
   }
-  template <class Step>
-  [[gnu::always_inline]] static void score(const bfloat16* const (&keys)[kBlockRows], const float* queries,
-                                           std::size_t head_dim, float factor, float* scores, const Step& step) {
+  template <class Keys, class Step>
+  [[gnu::always_inline]] static void score(const Keys& keys, const float* queries, std::size_t head_dim, float factor,
+                                           float* scores, const Step& step) {
     score_pairs<1>(keys, reinterpret_cast<const Pair*>(queries), head_dim, factor, scores, step);
   }
   // The weights of S^T as the pairs Bf16PairProducts::weight reads, kQueryTile apart.
@@ -776,11 +776,29 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       const std::size_t key_step_bytes =
           ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) * sizeof(Element) : 0;
       const char* const ahead_keys = reinterpret_cast<const char*>(k + ahead * s.head_dim);
+      const auto step = [&](std::size_t d) {
+        if (key_step_bytes != 0) __builtin_prefetch(ahead_keys + d * key_step_bytes, 0, 2);
+      };
+      float* const block_scores = scores + j0 * kQueryTile;
+      // The common head dimensions, a whole block's keys as consecutive rows (ConsecutiveKeys):
+      // kBlockRows at a time, and the rest of kDecodeKeyBlock (32 = 12 + 12 + 8 where kBlockRows
+      // is 12). The scores of the keys past the block's are never read.
+      const auto score_consecutive = [&]<std::size_t HeadDim>() {
+        constexpr std::size_t kLastKeys = kDecodeKeyBlock % kBlockRows;
+        const Key* const first = block_keys + j0 * HeadDim;
+        if (j0 + kBlockRows <= keys)
+          L::score(ConsecutiveKeys<Key, HeadDim, kBlockRows>{first}, queries, HeadDim, call.query_factor, block_scores, step);
+        else if (kLastKeys != 0 && j0 + kLastKeys == keys)
+          L::score(ConsecutiveKeys<Key, HeadDim, kLastKeys>{first}, queries, HeadDim, call.query_factor, block_scores, step);
+        else
+          return false;
+        return true;
+      };
+      if (s.head_dim == 128 && score_consecutive.template operator()<128>()) continue;
+      if (s.head_dim == 64 && score_consecutive.template operator()<64>()) continue;
       const Key* block[kBlockRows];
       for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
-      L::score(block, queries, s.head_dim, call.query_factor, scores + j0 * kQueryTile, [&](std::size_t d) {
-        if (key_step_bytes != 0) __builtin_prefetch(ahead_keys + d * key_step_bytes, 0, 2);
-      });
+      L::score(KeyPointers<Key>{block}, queries, s.head_dim, call.query_factor, block_scores, step);
     }
     // Keys from `visible` on are past the row's causal limit.
     for (std::size_t r = 0; r < kWidth; ++r) {

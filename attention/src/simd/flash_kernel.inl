@@ -152,17 +152,38 @@ struct NoStep {
   void operator()(std::size_t) const {}
 };
 
-// scores[i][x] (rows kQueryTile apart) = keys[i] . query x of `queries`, a packed group
+// The key rows of a score block, keys(i) for i < kKeys.
+// kBlockRows rows anywhere, by pointer (the rows past the keys' end point at zeros).
+template <class Element>
+struct KeyPointers {
+  static constexpr std::size_t kKeys = kBlockRows;
+  const Element* const (&rows)[kBlockRows];
+  [[gnu::always_inline]] const Element* operator()(std::size_t i) const { return rows[i]; }
+};
+// Keys consecutive rows of RowLength elements from `first`: each row's element of a dimension is
+// then at a constant distance from one pointer, so the loop addresses them all from one
+// register, where kBlockRows pointers outnumber the general registers (GCC kept some on the
+// stack and in vector registers and moved them out before their FMAs: a quarter of a decode lane
+// task's score loop, whose one vector of rows gives each pointer a single FMA).
+template <class Element, std::size_t RowLength, std::size_t Keys>
+struct ConsecutiveKeys {
+  static constexpr std::size_t kKeys = Keys;
+  const Element* first;
+  [[gnu::always_inline]] const Element* operator()(std::size_t i) const { return first + i * RowLength; }
+};
+
+// scores[i][x] (rows kQueryTile apart) = keys(i) . query x of `queries`, a packed group
 // (head_dim rows of Vectors * kWidth: kBlockColumns for flash; one vector for a decode task of
 // kWidth rows); step(d) is called at the start of each dimension's step (a decode task's
 // prefetches). Always inlined, as update_softmax and fold_keys: with the decode task as a
 // second caller GCC made them functions of their own, and flash ran 1-2% more instructions.
-template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
-[[gnu::always_inline]] inline void score_block(const float* const (&keys)[kBlockRows], const float* queries,
-                                               std::size_t head_dim, float* scores, const Step& step = {}) {
-  Floats acc[kBlockRows][Vectors];
+template <std::size_t Vectors = kBlockVectors, class Keys, class Step = NoStep>
+[[gnu::always_inline]] inline void score_block(const Keys& keys, const float* queries, std::size_t head_dim,
+                                               float* scores, const Step& step = {}) {
+  constexpr std::size_t kKeys = Keys::kKeys;
+  Floats acc[kKeys][Vectors];
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < kBlockRows; ++i)
+  for (std::size_t i = 0; i < kKeys; ++i)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = Floats(0.0f);
   // Unrolled by 2, as is the key loop of accumulate_block: half the loop's counter and branch
@@ -174,14 +195,14 @@ template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) q[x] = Floats::load_aligned(queries + x * kWidth);
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < kBlockRows; ++i) {
-      const Floats k(keys[i][d]);
+    for (std::size_t i = 0; i < kKeys; ++i) {
+      const Floats k(keys(i)[d]);
 #pragma GCC unroll 4
       for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = multiply_add(k, q[x], acc[i][x]);
     }
   }
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < kBlockRows; ++i)
+  for (std::size_t i = 0; i < kKeys; ++i)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) acc[i][x].store_aligned(scores + i * kQueryTile + x * kWidth);
 }
@@ -454,14 +475,15 @@ void pack_query_pairs(const bfloat16* q, std::size_t rows, std::size_t groups, s
   }
 }
 
-// score_block on bfloat16 pairs: scores[i][x] = factor * keys[i] . query x of `queries`, a group
+// score_block on bfloat16 pairs: scores[i][x] = factor * keys(i) . query x of `queries`, a group
 // packed by pack_query_pairs (head_pairs rows of Vectors * kWidth); step(d) at each pair's start.
-template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
-[[gnu::always_inline]] inline void score_pairs(const bfloat16* const (&keys)[kBlockRows], const Pair* queries,
-                                               std::size_t head_dim, float factor, float* scores, const Step& step = {}) {
-  __m512 acc[kBlockRows][Vectors];
+template <std::size_t Vectors = kBlockVectors, class Keys, class Step = NoStep>
+[[gnu::always_inline]] inline void score_pairs(const Keys& keys, const Pair* queries, std::size_t head_dim, float factor,
+                                               float* scores, const Step& step = {}) {
+  constexpr std::size_t kKeys = Keys::kKeys;
+  __m512 acc[kKeys][Vectors];
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < kBlockRows; ++i)
+  for (std::size_t i = 0; i < kKeys; ++i)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = _mm512_setzero_ps();
   const auto add = [&](const Pair* pairs, const auto& key_pair) {
@@ -469,7 +491,7 @@ template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x) q[x] = (__m512bh)_mm512_load_si512(pairs + x * kWidth);
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < kBlockRows; ++i) {
+    for (std::size_t i = 0; i < kKeys; ++i) {
       const auto k = (__m512bh)_mm512_set1_epi32(static_cast<int>(key_pair(i)));
 #pragma GCC unroll 4
       for (std::size_t x = 0; x < Vectors; ++x) acc[i][x] = _mm512_dpbf16_ps(acc[i][x], k, q[x]);
@@ -479,14 +501,14 @@ template <std::size_t Vectors = kBlockVectors, class Step = NoStep>
 #pragma GCC unroll 2
   for (; d + 2 <= head_dim; d += 2, queries += Vectors * kWidth) {
     step(d);
-    add(queries, [&](std::size_t i) { return load_pair(keys[i] + d); });
+    add(queries, [&](std::size_t i) { return load_pair(keys(i) + d); });
   }
   // An odd head_dim's last element, its pair's high half zero (as the queries' is): nothing is
   // read past a key row.
-  if (d < head_dim) add(queries, [&](std::size_t i) { return Pair{keys[i][d].bits}; });
+  if (d < head_dim) add(queries, [&](std::size_t i) { return Pair{keys(i)[d].bits}; });
   const __m512 factors = _mm512_set1_ps(factor);
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < kBlockRows; ++i)
+  for (std::size_t i = 0; i < kKeys; ++i)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < Vectors; ++x)
       _mm512_store_ps(scores + i * kQueryTile + x * kWidth, _mm512_mul_ps(acc[i][x], factors));
@@ -650,12 +672,12 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
         }
 #if defined(__AVX512BF16__)
         if constexpr (P == Products::bfloat16_pairs)
-          score_pairs(block, query_pairs + g * head_pairs * kBlockColumns, s.head_dim, call.query_factor,
-                      scores + j0 * kQueryTile + g * kBlockColumns);
+          score_pairs(KeyPointers<Element>{block}, query_pairs + g * head_pairs * kBlockColumns, s.head_dim,
+                      call.query_factor, scores + j0 * kQueryTile + g * kBlockColumns);
         else
 #endif
-          score_block(block, queries + g * s.head_dim * kBlockColumns, s.head_dim,
-                      scores + j0 * kQueryTile + g * kBlockColumns);
+          score_block(KeyPointers<std::conditional_t<kWidened, float, Element>>{block},
+                      queries + g * s.head_dim * kBlockColumns, s.head_dim, scores + j0 * kQueryTile + g * kBlockColumns);
         if (g == 0 && j0 < prefetched_keys)
           prefetch_rows(k + (next_key0 + j0) * s.head_dim, smaller(kBlockRows, prefetched_keys - j0), s.head_dim,
                         s.head_dim);
