@@ -27,6 +27,7 @@
 #include "flash_sdpa.hpp"
 #include "non_finite_semantics.hpp"
 #include "sdpa_case.hpp"
+#include "simd/bfloat16_lanes.hpp"
 #include "simd/flash_kernels.hpp"
 
 namespace attention::test {
@@ -88,6 +89,32 @@ TEST(Bfloat16, RoundsTiesToEvenAndKeepsSpecials) {
   // A NaN whose payload sits only in the low bits would truncate to an infinity: it stays NaN.
   EXPECT_TRUE(std::isnan(to_float(to_bfloat16(float_of(0x7f800001)))));
   EXPECT_EQ(to_bfloat16(float_of(0xff800001)).bits & 0x8000, 0x8000);
+}
+
+// The kernels round whole vectors (bfloat16_lanes, the same xsimd steps for every instruction
+// set): here on this file's default architecture, bit for bit the scalar rounding on every tie (a
+// low half of 0x8000 under each of the 65,536 high halves, NaNs and infinities among them), the
+// values above and a million random patterns.
+TEST(Bfloat16, VectorRoundingIsTheScalarOnes) {
+  using Floats = xsimd::batch<float, xsimd::default_arch>;
+  using Bits = xsimd::batch<std::int32_t, xsimd::default_arch>;
+  constexpr std::size_t kLanes = Floats::size;
+  std::vector<std::uint32_t> patterns = {0x3f800000, 0x3f808001, 0x00018000, 0x00008001, 0x80000000, 0x7f7fffff,
+                                         0xff7fffff, 0x7f800001, 0xff800001, 0x7fc00000, 0xffffffff, 0x7f7f7fff};
+  for (std::uint32_t high = 0; high <= 0xffff; ++high) patterns.push_back(high << 16 | 0x8000u);
+  std::mt19937 random(7);
+  for (int i = 0; i < 1 << 20; ++i) patterns.push_back(static_cast<std::uint32_t>(random()));
+  while (patterns.size() % kLanes != 0) patterns.push_back(0);
+  for (std::size_t i = 0; i < patterns.size(); i += kLanes) {
+    alignas(64) float in[kLanes];
+    alignas(64) std::int32_t out[kLanes];
+    for (std::size_t lane = 0; lane < kLanes; ++lane) in[lane] = float_of(patterns[i + lane]);
+    const Bits lanes = simd::bfloat16_lanes(Floats::load_aligned(in));
+    lanes.store_aligned(out);
+    for (std::size_t lane = 0; lane < kLanes; ++lane)
+      ASSERT_EQ(static_cast<std::uint16_t>(out[lane]), to_bfloat16(in[lane]).bits)
+          << "float bits 0x" << std::hex << patterns[i + lane];
+  }
 }
 
 TEST(Bfloat16, WidensExactlyAndRoundsItsOwnValuesToThemselves) {

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bfloat16_lanes.hpp"
 #include "flash_kernels.hpp"
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
@@ -218,10 +219,13 @@ struct Finish {
 };
 
 [[gnu::always_inline]] inline void store_finished(Floats row, float* to, std::size_t) { row.store_unaligned(to); }
+// The row rounded in vectors (bfloat16_lanes), for the finishing loop is unrolled
+// (accumulate_into), twelve rows of two vectors, and a scalar conversion a lane made it three
+// times the size.
 [[gnu::always_inline]] inline void store_finished(Floats row, bfloat16* to, std::size_t columns) {
-  alignas(64) float lanes[kWidth];
-  row.store_aligned(lanes);
-  for (std::size_t c = 0; c < smaller(columns, kWidth); ++c) to[c] = to_bfloat16(lanes[c]);
+  alignas(64) std::int32_t lanes[kWidth];
+  bfloat16_lanes(row).store_aligned(lanes);
+  for (std::size_t c = 0; c < smaller(columns, kWidth); ++c) to[c].bits = static_cast<std::uint16_t>(lanes[c]);
 }
 
 // For the kBlockRows rows r of a block and columns [0, Vectors * kWidth): rescale[r] * outputs[r]
@@ -248,7 +252,12 @@ template <std::size_t Vectors, class Output, class AddProducts>
       for (std::size_t x = 0; x < Vectors; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
     return;
   }
-  for (std::size_t r = 0; r < finish.rows; ++r) {
+  // Unrolled, as every loop over acc: a row index known only at run time would make GCC keep acc
+  // in memory for the whole function (it did for bfloat16 outputs, and flash_bf16's P V loop then
+  // loaded and stored its accumulators at every key).
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < kBlockRows; ++r) {
+    if (r == finish.rows) break;
     // A row that saw no key gets zeros, even where 0 times its sums would not be 0 (infinities).
     const float factor = finish.factors[r];
 #pragma GCC unroll 4
