@@ -219,9 +219,8 @@ struct Finish {
 };
 
 [[gnu::always_inline]] inline void store_finished(Floats row, float* to, std::size_t) { row.store_unaligned(to); }
-// The row rounded in vectors (bfloat16_lanes), for the finishing loop is unrolled
-// (accumulate_into), twelve rows of two vectors, and a scalar conversion a lane made it three
-// times the size.
+// The row rounded in vectors (bfloat16_lanes): accumulate_into's finishing loop is unrolled, twelve
+// rows of two vectors, and with a scalar conversion a lane it tripled the widened kernels' code.
 [[gnu::always_inline]] inline void store_finished(Floats row, bfloat16* to, std::size_t columns) {
   alignas(64) std::int32_t lanes[kWidth];
   bfloat16_lanes(row).store_aligned(lanes);
@@ -671,7 +670,8 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
       const std::size_t keys = group_keys(g);
       for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
         // Rows of the key block: K's own (or their widened copies); zeros past seq_k.
-        const std::conditional_t<kWidened, float, Element>* block[kBlockRows];
+        using KeyElement = std::conditional_t<kWidened, float, Element>;
+        const KeyElement* block[kBlockRows];
         for (std::size_t i = 0; i < kBlockRows; ++i) {
           const std::size_t key = key0 + j0 + i;
           if constexpr (kWidened)
@@ -685,8 +685,8 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
                       call.query_factor, scores + j0 * kQueryTile + g * kBlockColumns);
         else
 #endif
-          score_block(KeyPointers<std::conditional_t<kWidened, float, Element>>{block},
-                      queries + g * s.head_dim * kBlockColumns, s.head_dim, scores + j0 * kQueryTile + g * kBlockColumns);
+          score_block(KeyPointers<KeyElement>{block}, queries + g * s.head_dim * kBlockColumns, s.head_dim,
+                      scores + j0 * kQueryTile + g * kBlockColumns);
         if (g == 0 && j0 < prefetched_keys)
           prefetch_rows(k + (next_key0 + j0) * s.head_dim, smaller(kBlockRows, prefetched_keys - j0), s.head_dim,
                         s.head_dim);
