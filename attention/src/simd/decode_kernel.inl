@@ -60,7 +60,8 @@ struct DecodeLayout {
                               // them; many: flash's packing of kQueryTile rows (pack_queries)
   std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
                               // kKeyTile x kQueryTile; the scores, then the weights
-  std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised
+  std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised; float rows in
+                              // lanes: O^T, value_dim x kWidth
   std::size_t row_max;        // many rows: kQueryTile running maxima, sums and rescale factors
   std::size_t row_sum;
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
@@ -666,6 +667,32 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   put_in_order<P>(task, s.value_dim);
 }
 
+// P V of a block of float values with the task's rows in the lanes (decode_lane_rows): O^T,
+// value_dim vectors of kWidth rows, kColumns of them in registers across the block's keys; a key
+// adds (its weights, one vector down S^T) times (its value in the column, broadcast: the FMA's
+// memory operand) to each. The few-rows way loads each value chunk once for every chunk of four
+// rows and each weight once for every chunk of columns; here a value is read once for all the
+// rows. The value rows kDecodePrefetchKeys after the first `ahead_keys` keys are fetched into L2,
+// a line a key, this chunk's line (callers pass 0 for chunks narrower than a line): spread over
+// the loop, where a burst of a block's lines stalled on the prefetches themselves.
+template <std::size_t kColumns>
+[[gnu::always_inline]] inline void accumulate_lanes(const float* scores, std::size_t keys, const float* values,
+                                                    std::size_t value_stride, float* outputs_t, Floats rescale,
+                                                    std::size_t ahead_keys) {
+  Floats acc[kColumns];
+#pragma GCC unroll 16
+  for (std::size_t c = 0; c < kColumns; ++c) acc[c] = Floats::load_aligned(outputs_t + c * kWidth) * rescale;
+  for (std::size_t j = 0; j < keys; ++j) {
+    const float* const row = values + j * value_stride;
+    if (j < ahead_keys) __builtin_prefetch(row + kDecodePrefetchKeys * value_stride, 0, 2);
+    const Floats weights = Floats::load_aligned(scores + j * kQueryTile);
+#pragma GCC unroll 16
+    for (std::size_t c = 0; c < kColumns; ++c) acc[c] = multiply_add(weights, Floats(row[c]), acc[c]);
+  }
+#pragma GCC unroll 16
+  for (std::size_t c = 0; c < kColumns; ++c) acc[c].store_aligned(outputs_t + c * kWidth);
+}
+
 // The task of exactly kWidth rows without a mask (four queries of a group of four heads where a
 // vector holds 16 floats), of floats or of bfloat16: the rows in the lanes of one vector, as a
 // flash group's columns are. The scores take one FMA (vdpbf16ps: a pair of dimensions) a key and
@@ -757,12 +784,22 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   float* const zeros = scratch + l.zero_values;
   for (std::size_t d = 0; d < s.head_dim; ++d) scratch[l.zero_key + d] = 0.0f;
   for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
+  // Float values: P V with the rows in the lanes (accumulate_lanes), into O^T. bfloat16 values:
+  // as the few-rows task takes them, each chunk of four rows widening a value chunk in registers
+  // or taking pairs of keys through vdpbf16ps; a value block widened into scratch for
+  // accumulate_lanes made the task slower (docs/performance-notes.md).
+  constexpr bool kValuesInLanes = std::is_same_v<Element, float>;
+  float* const outputs_t = scratch + l.outputs;
   for (std::size_t r = 0; r < kWidth; ++r) {
     L::pack_query(q + r * s.head_dim, r, s.head_dim, call.query_factor, queries);
     row_max[r] = kMinusInfinity;
     row_sum[r] = 0.0f;
-    for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
   }
+  if constexpr (kValuesInLanes)
+    for (std::size_t x = 0; x < s.value_dim * kWidth; ++x) outputs_t[x] = 0.0f;
+  else
+    for (std::size_t r = 0; r < kWidth; ++r)
+      for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
@@ -807,23 +844,39 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
     }
     update_softmax(scores, keys, row_max, row_sum, rescale);
-    L::weigh(scores, keys, weight_pairs);
-    for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
-      // The block's keys shared among its chunks of four rows (kWidth / 4 of them).
-      constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;
-      const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
-      if (ahead < task.key_end)
-        prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
-      decode_accumulate_rows<P, Rows>(scores + r0, {1, kQueryTile, 1, kQueryTile}, weight_pairs + r0, keys,
-                                      v + key0 * s.value_dim, reinterpret_cast<const Element*>(zeros), s.value_dim,
-                                      task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
-    });
+    if constexpr (kValuesInLanes) {
+      const std::size_t ahead = key0 + kDecodePrefetchKeys;
+      const std::size_t ahead_keys = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0;
+      const Floats factors = Floats::load_aligned(rescale);
+      const float* const values = v + key0 * s.value_dim;
+      std::size_t c = 0;
+      for (; c + 16 <= s.value_dim; c += 16)
+        accumulate_lanes<16>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors, ahead_keys);
+      for (; c < s.value_dim; ++c) accumulate_lanes<1>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors, 0);
+    } else {
+      L::weigh(scores, keys, weight_pairs);
+      for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
+        // The block's keys shared among its chunks of four rows (kWidth / 4 of them).
+        constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;
+        const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
+        if (ahead < task.key_end)
+          prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
+        decode_accumulate_rows<P, Rows>(scores + r0, {1, kQueryTile, 1, kQueryTile}, weight_pairs + r0, keys,
+                                        v + key0 * s.value_dim, reinterpret_cast<const Element*>(zeros), s.value_dim,
+                                        task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
+      });
+    }
   }
   for (std::size_t r = 0; r < kWidth; ++r) {
     task.row_max[r] = row_max[r];
     task.row_sum[r] = row_sum[r];
   }
-  put_in_order<P>(task, s.value_dim);
+  if constexpr (kValuesInLanes) {
+    for (std::size_t r = 0; r < kWidth; ++r)
+      for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = outputs_t[c * kWidth + r];
+  } else {
+    put_in_order<P>(task, s.value_dim);
+  }
 }
 
 template <class Element>
