@@ -667,24 +667,46 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   put_in_order<P>(task, s.value_dim);
 }
 
-// P V of a block of float values with the task's rows in the lanes (decode_lane_rows): O^T,
-// value_dim vectors of kWidth rows, kColumns of them in registers across the block's keys; a key
-// adds (its weights, one vector down S^T) times (its value in the column, broadcast: the FMA's
-// memory operand) to each. The few-rows way loads each value chunk once for every chunk of four
-// rows and each weight once for every chunk of columns; here a value is read once for all the
-// rows. The value rows kDecodePrefetchKeys after the first `ahead_keys` keys are fetched into L2,
-// a line a key, this chunk's line (callers pass 0 for chunks narrower than a line): spread over
-// the loop, where a burst of a block's lines stalled on the prefetches themselves.
-template <std::size_t kColumns>
-[[gnu::always_inline]] inline void accumulate_lanes(const float* scores, std::size_t keys, const float* values,
+// P V of a block with the task's rows in the lanes (decode_lane_rows), for kColumns value columns
+// from `elements`: O^T, value_dim vectors of kWidth rows, kColumns of them in registers across the
+// block's keys; a key adds (its weights, one vector down S^T) times (its value in the column,
+// broadcast: the FMA's memory operand) to each. The few-rows way loads each value chunk once for
+// every chunk of four rows and each weight once for every chunk of columns; here a value is read
+// once for all the rows. Float values are broadcast where they are; bfloat16 values are widened
+// first, the chunk's columns of the block's keys into a buffer of 2 KiB (16 columns): widened a
+// whole block at a time, with the keys', they overflowed L1. The value rows kDecodePrefetchKeys
+// after the first `ahead_keys` keys are fetched into L2, a line a key (callers pass ahead_keys for
+// one chunk of each line, 0 for the others): spread over the loop, where a burst of a block's
+// lines stalled on the prefetches themselves.
+template <std::size_t kColumns, class Element>
+[[gnu::always_inline]] inline void accumulate_lanes(const float* scores, std::size_t keys, const Element* elements,
                                                     std::size_t value_stride, float* outputs_t, Floats rescale,
                                                     std::size_t ahead_keys) {
+  const float* values;
+  std::size_t stride = value_stride;
+  alignas(64) float widened[kDecodeKeyBlock * kColumns];
+  if constexpr (std::is_same_v<Element, float>) {
+    values = elements;
+  } else {
+    for (std::size_t j = 0; j < keys; ++j) {
+#if defined(__AVX512F__)
+      if constexpr (kColumns == 16) {
+        _mm512_store_ps(widened + j * kColumns, _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(elements + j * value_stride))), 16)));
+        continue;
+      }
+#endif
+      for (std::size_t c = 0; c < kColumns; ++c) widened[j * kColumns + c] = to_float(elements[j * value_stride + c]);
+    }
+    values = widened;
+    stride = kColumns;
+  }
   Floats acc[kColumns];
 #pragma GCC unroll 16
   for (std::size_t c = 0; c < kColumns; ++c) acc[c] = Floats::load_aligned(outputs_t + c * kWidth) * rescale;
   for (std::size_t j = 0; j < keys; ++j) {
-    const float* const row = values + j * value_stride;
-    if (j < ahead_keys) __builtin_prefetch(row + kDecodePrefetchKeys * value_stride, 0, 2);
+    const float* const row = values + j * stride;
+    if (j < ahead_keys) __builtin_prefetch(elements + (j + kDecodePrefetchKeys) * value_stride, 0, 2);
     const Floats weights = Floats::load_aligned(scores + j * kQueryTile);
 #pragma GCC unroll 16
     for (std::size_t c = 0; c < kColumns; ++c) acc[c] = multiply_add(weights, Floats(row[c]), acc[c]);
@@ -699,26 +721,27 @@ template <std::size_t kColumns>
 // dimension, a broadcast key element against the vector of the rows' query elements, with nothing
 // to reduce (score_block or score_pairs on one vector of rows, kBlockRows keys at a time); the
 // online softmax runs down the keys for every row at once (update_softmax), where the few-rows task
-// reduces each row's vector of scores twice; P V as that task takes it (FewRowsProducts), each
-// weight read down a row of S^T, or with vdpbf16ps each pair of weights from S^T packed as flash
-// packs them (pack_weight_pairs).
+// reduces each row's vector of scores twice; P V with the rows in the lanes as well
+// (accumulate_lanes), or with vdpbf16ps as the few-rows task takes it (FewRowsProducts), each pair
+// of weights from S^T packed as flash packs them (pack_weight_pairs).
 //
-// How such a task packs its queries, reads a block's keys, takes its scores and packs its weights,
-// by element type and ISA: a policy with Key, pack_query, block_keys, score and weigh.
+// How such a task packs its queries, reads a group of keys, takes its scores and packs its weights,
+// by element type and ISA: a policy with Key, pack_query, group_keys, score and weigh.
 template <class Element>
 struct LaneProducts;
 // The rows of kWidth floats that score_block takes: Q^T times the query factor, the keys as
-// floats. For floats the block's keys are read where they are; for bfloat16 without AVX512-BF16,
-// each block's keys are widened into the thread's scratch first, once for all the rows (with it,
-// the pairs below).
+// floats. For floats the keys are read where they are; for bfloat16 without AVX512-BF16, each
+// group of kBlockRows keys is widened into the thread's scratch first, once for all the rows (a
+// whole block at a time overflowed L1 beside the values, accumulate_lanes) (with it, the pairs
+// below).
 template <class Element>
 struct FloatLaneProducts {
   using Key = float;
   static void pack_query(const Element* row, std::size_t r, std::size_t head_dim, float factor, float* queries) {
     for (std::size_t d = 0; d < head_dim; ++d) queries[d * kWidth + r] = widen(row[d]) * factor;
   }
-  // The block's `keys` key rows as score reads them, head_dim apart.
-  static const float* block_keys(const Element* k, std::size_t keys, std::size_t head_dim, float* key_block) {
+  // The `keys` key rows from k (a group of at most kBlockRows) as score reads them, head_dim apart.
+  static const float* group_keys(const Element* k, std::size_t keys, std::size_t head_dim, float* key_block) {
     if constexpr (std::is_same_v<Element, float>) {
       return k;
     } else {
@@ -742,7 +765,7 @@ struct LaneProducts<bfloat16> : FloatLaneProducts<bfloat16> {};
 template <>
 struct LaneProducts<bfloat16> {
   using Key = bfloat16;
-  static const bfloat16* block_keys(const bfloat16* k, std::size_t, std::size_t, float*) { return k; }
+  static const bfloat16* group_keys(const bfloat16* k, std::size_t, std::size_t, float*) { return k; }
   // Q^T as pairs of dimensions: head_pairs rows of kWidth, zero past an odd head_dim; unscaled,
   // for score_pairs scales the scores.
   static void pack_query(const bfloat16* row, std::size_t r, std::size_t head_dim, float, float* queries) {
@@ -784,11 +807,9 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   float* const zeros = scratch + l.zero_values;
   for (std::size_t d = 0; d < s.head_dim; ++d) scratch[l.zero_key + d] = 0.0f;
   for (std::size_t c = 0; c < s.value_dim; ++c) zeros[c] = 0.0f;
-  // Float values: P V with the rows in the lanes (accumulate_lanes), into O^T. bfloat16 values:
-  // as the few-rows task takes them, each chunk of four rows widening a value chunk in registers
-  // or taking pairs of keys through vdpbf16ps; a value block widened into scratch for
-  // accumulate_lanes made the task slower (docs/performance-notes.md).
-  constexpr bool kValuesInLanes = std::is_same_v<Element, float>;
+  // P V with the rows in the lanes (accumulate_lanes), into O^T, where the products are float FMAs;
+  // through vdpbf16ps, whose products take pairs of keys, as the few-rows task takes it.
+  constexpr bool kValuesInLanes = std::is_same_v<typename L::Key, float>;
   float* const outputs_t = scratch + l.outputs;
   for (std::size_t r = 0; r < kWidth; ++r) {
     L::pack_query(q + r * s.head_dim, r, s.head_dim, call.query_factor, queries);
@@ -803,8 +824,9 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
 
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
-    const Key* const block_keys = L::block_keys(k + key0 * s.head_dim, keys, s.head_dim, scratch + l.key_block);
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
+      const std::size_t group_keys = smaller(kBlockRows, keys - j0);
+      const Key* const group = L::group_keys(k + (key0 + j0) * s.head_dim, group_keys, s.head_dim, scratch + l.key_block);
       // The kBlockRows keys kDecodePrefetchKeys ahead, contiguous, a line or so a step of the
       // scores' loop over dimensions (key_step_bytes a step, 48 for floats, 24 for bfloat16,
       // whose loop steps by pairs); their values a few rows at a time between blocks of
@@ -822,11 +844,10 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       // is 12). The scores of the keys past the block's are never read.
       const auto score_consecutive = [&]<std::size_t HeadDim>() {
         constexpr std::size_t kLastKeys = kDecodeKeyBlock % kBlockRows;
-        const Key* const first = block_keys + j0 * HeadDim;
-        if (j0 + kBlockRows <= keys)
-          L::score(ConsecutiveKeys<Key, HeadDim, kBlockRows>{first}, queries, HeadDim, call.query_factor, block_scores, step);
+        if (group_keys == kBlockRows)
+          L::score(ConsecutiveKeys<Key, HeadDim, kBlockRows>{group}, queries, HeadDim, call.query_factor, block_scores, step);
         else if (kLastKeys != 0 && j0 + kLastKeys == keys)
-          L::score(ConsecutiveKeys<Key, HeadDim, kLastKeys>{first}, queries, HeadDim, call.query_factor, block_scores, step);
+          L::score(ConsecutiveKeys<Key, HeadDim, kLastKeys>{group}, queries, HeadDim, call.query_factor, block_scores, step);
         else
           return false;
         return true;
@@ -834,7 +855,7 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       if (s.head_dim == 128 && score_consecutive.template operator()<128>()) continue;
       if (s.head_dim == 64 && score_consecutive.template operator()<64>()) continue;
       const Key* block[kBlockRows];
-      for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = j0 + i < keys ? block_keys + (j0 + i) * s.head_dim : zero_key;
+      for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = i < group_keys ? group + i * s.head_dim : zero_key;
       L::score(KeyPointers<Key>{block}, queries, s.head_dim, call.query_factor, block_scores, step);
     }
     // Keys from `visible` on are past the row's causal limit.
@@ -848,10 +869,11 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       const std::size_t ahead = key0 + kDecodePrefetchKeys;
       const std::size_t ahead_keys = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0;
       const Floats factors = Floats::load_aligned(rescale);
-      const float* const values = v + key0 * s.value_dim;
+      const Element* const values = v + key0 * s.value_dim;
       std::size_t c = 0;
       for (; c + 16 <= s.value_dim; c += 16)
-        accumulate_lanes<16>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors, ahead_keys);
+        accumulate_lanes<16>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors,
+                             c * sizeof(Element) % 64 == 0 ? ahead_keys : 0);
       for (; c < s.value_dim; ++c) accumulate_lanes<1>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors, 0);
     } else {
       L::weigh(scores, keys, weight_pairs);
