@@ -60,8 +60,8 @@ struct DecodeLayout {
                               // them; many: flash's packing of kQueryTile rows (pack_queries)
   std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
                               // kKeyTile x kQueryTile; the scores, then the weights
-  std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised; float rows in
-                              // lanes: O^T, value_dim x kWidth
+  std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised; rows in lanes
+                              // with float products: O^T, value_dim x kWidth
   std::size_t row_max;        // many rows: kQueryTile running maxima, sums and rescale factors
   std::size_t row_sum;
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
@@ -673,11 +673,14 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
 // broadcast: the FMA's memory operand) to each. The few-rows way loads each value chunk once for
 // every chunk of four rows and each weight once for every chunk of columns; here a value is read
 // once for all the rows. Float values are broadcast where they are; bfloat16 values are widened
-// first, the chunk's columns of the block's keys into a buffer of 2 KiB (16 columns): widened a
+// first, the chunk's columns of the block's keys into a buffer (2 KiB for 16 columns): widened a
 // whole block at a time, with the keys', they overflowed L1. The value rows kDecodePrefetchKeys
 // after the first `ahead_keys` keys are fetched into L2, a line a key (callers pass ahead_keys for
 // one chunk of each line, 0 for the others): spread over the loop, where a burst of a block's
 // lines stalled on the prefetches themselves.
+// The columns accumulate_lanes keeps in registers: half of AVX-512's 32 vector registers, half of
+// AVX2's and SSE2's 16.
+constexpr std::size_t kLaneColumns = kWidth == 16 ? 16 : 8;
 template <std::size_t kColumns, class Element>
 [[gnu::always_inline]] inline void accumulate_lanes(const float* scores, std::size_t keys, const Element* elements,
                                                     std::size_t value_stride, float* outputs_t, Floats rescale,
@@ -731,9 +734,9 @@ template <class Element>
 struct LaneProducts;
 // The rows of kWidth floats that score_block takes: Q^T times the query factor, the keys as
 // floats. For floats the keys are read where they are; for bfloat16 without AVX512-BF16, each
-// group of kBlockRows keys is widened into the thread's scratch first, once for all the rows (a
-// whole block at a time overflowed L1 beside the values, accumulate_lanes) (with it, the pairs
-// below).
+// group of kBlockRows keys is widened into the thread's scratch first, once for all the rows: a
+// whole block at a time overflowed L1 beside the values (accumulate_lanes). With AVX512-BF16, the
+// pairs below.
 template <class Element>
 struct FloatLaneProducts {
   using Key = float;
@@ -871,9 +874,9 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       const Floats factors = Floats::load_aligned(rescale);
       const Element* const values = v + key0 * s.value_dim;
       std::size_t c = 0;
-      for (; c + 16 <= s.value_dim; c += 16)
-        accumulate_lanes<16>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors,
-                             c * sizeof(Element) % 64 == 0 ? ahead_keys : 0);
+      for (; c + kLaneColumns <= s.value_dim; c += kLaneColumns)
+        accumulate_lanes<kLaneColumns>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors,
+                                       c * sizeof(Element) % 64 == 0 ? ahead_keys : 0);
       for (; c < s.value_dim; ++c) accumulate_lanes<1>(scores, keys, values + c, s.value_dim, outputs_t + c * kWidth, factors, 0);
     } else {
       L::weigh(scores, keys, weight_pairs);
