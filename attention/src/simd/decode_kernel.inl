@@ -691,16 +691,7 @@ template <std::size_t kColumns, class Element>
   if constexpr (std::is_same_v<Element, float>) {
     values = elements;
   } else {
-    for (std::size_t j = 0; j < keys; ++j) {
-#if defined(__AVX512F__)
-      if constexpr (kColumns == 16) {
-        _mm512_store_ps(widened + j * kColumns, _mm512_castsi512_ps(_mm512_slli_epi32(
-            _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(elements + j * value_stride))), 16)));
-        continue;
-      }
-#endif
-      for (std::size_t c = 0; c < kColumns; ++c) widened[j * kColumns + c] = to_float(elements[j * value_stride + c]);
-    }
+    widen_rows(elements, keys, kColumns, value_stride, widened, kColumns);
     values = widened;
     stride = kColumns;
   }

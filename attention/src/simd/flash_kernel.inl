@@ -428,12 +428,20 @@ void prefetch_rows(const Element* first, std::size_t rows, std::size_t stride, s
 }
 
 // Rows [0, rows) of `columns` bfloat16 values, `from_stride` apart, as floats in rows `to_stride`
-// apart, zero from `columns` to `to_stride`.
+// apart, zero from `columns` to `to_stride`. With AVX-512, 16 values at a time: zero-extended to
+// 32 bits and shifted into the high half, one instruction each, where GCC's own loop takes 8 and
+// an extract.
 inline void widen_rows(const bfloat16* from, std::size_t rows, std::size_t columns, std::size_t from_stride,
                        float* to, std::size_t to_stride) {
   for (std::size_t r = 0; r < rows; ++r, from += from_stride, to += to_stride) {
-    for (std::size_t c = 0; c < columns; ++c) to[c] = to_float(from[c]);
-    for (std::size_t c = columns; c < to_stride; ++c) to[c] = 0.0f;
+    std::size_t c = 0;
+#if defined(__AVX512F__)
+    for (; c + 16 <= columns; c += 16)
+      _mm512_storeu_ps(to + c, _mm512_castsi512_ps(_mm512_slli_epi32(
+                                   _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + c))), 16)));
+#endif
+    for (; c < columns; ++c) to[c] = to_float(from[c]);
+    for (c = columns; c < to_stride; ++c) to[c] = 0.0f;
   }
 }
 
