@@ -667,6 +667,10 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
   put_in_order<P>(task, s.value_dim);
 }
 
+// The columns accumulate_lanes keeps in registers: half of AVX-512's 32 vector registers, half of
+// AVX2's and SSE2's 16.
+constexpr std::size_t kLaneColumns = kWidth == 16 ? 16 : 8;
+
 // P V of a block with the task's rows in the lanes (decode_lane_rows), for kColumns value columns
 // from `elements`: O^T, value_dim vectors of kWidth rows, kColumns of them in registers across the
 // block's keys; a key adds (its weights, one vector down S^T) times (its value in the column,
@@ -678,9 +682,6 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
 // after the first `ahead_keys` keys are fetched into L2, a line a key (callers pass ahead_keys for
 // one chunk of each line, 0 for the others): spread over the loop, where a burst of a block's
 // lines stalled on the prefetches themselves.
-// The columns accumulate_lanes keeps in registers: half of AVX-512's 32 vector registers, half of
-// AVX2's and SSE2's 16.
-constexpr std::size_t kLaneColumns = kWidth == 16 ? 16 : 8;
 template <std::size_t kColumns, class Element>
 [[gnu::always_inline]] inline void accumulate_lanes(const float* scores, std::size_t keys, const Element* elements,
                                                     std::size_t value_stride, float* outputs_t, Floats rescale,
