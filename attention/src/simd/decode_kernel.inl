@@ -820,8 +820,8 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
     const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
-      const std::size_t group_keys = smaller(kBlockRows, keys - j0);
-      const Key* const group = L::group_keys(k + (key0 + j0) * s.head_dim, group_keys, s.head_dim, scratch + l.key_block);
+      const std::size_t in_group = smaller(kBlockRows, keys - j0);
+      const Key* const group = L::group_keys(k + (key0 + j0) * s.head_dim, in_group, s.head_dim, scratch + l.key_block);
       // The kBlockRows keys kDecodePrefetchKeys ahead, contiguous, a line or so a step of the
       // scores' loop over dimensions (key_step_bytes a step, 48 for floats, 24 for bfloat16,
       // whose loop steps by pairs); their values a few rows at a time between blocks of
@@ -839,9 +839,9 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       // is 12). The scores of the keys past the block's are never read.
       const auto score_consecutive = [&]<std::size_t HeadDim>() {
         constexpr std::size_t kLastKeys = kDecodeKeyBlock % kBlockRows;
-        if (group_keys == kBlockRows)
+        if (in_group == kBlockRows)
           L::score(ConsecutiveKeys<Key, HeadDim, kBlockRows>{group}, queries, HeadDim, call.query_factor, block_scores, step);
-        else if (kLastKeys != 0 && j0 + kLastKeys == keys)
+        else if (kLastKeys != 0 && in_group == kLastKeys)
           L::score(ConsecutiveKeys<Key, HeadDim, kLastKeys>{group}, queries, HeadDim, call.query_factor, block_scores, step);
         else
           return false;
@@ -850,7 +850,7 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       if (s.head_dim == 128 && score_consecutive.template operator()<128>()) continue;
       if (s.head_dim == 64 && score_consecutive.template operator()<64>()) continue;
       const Key* block[kBlockRows];
-      for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = i < group_keys ? group + i * s.head_dim : zero_key;
+      for (std::size_t i = 0; i < kBlockRows; ++i) block[i] = i < in_group ? group + i * s.head_dim : zero_key;
       L::score(KeyPointers<Key>{block}, queries, s.head_dim, call.query_factor, block_scores, step);
     }
     // Keys from `visible` on are past the row's causal limit.
