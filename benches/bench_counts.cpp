@@ -36,8 +36,8 @@ constexpr const char* kUsage =
     "\n"
     "Environment:\n"
     "  TOKBENCH_MAX_ISA    the widest instruction set any kernel may use (sse2, avx2, avx512f,\n"
-    "                      avx512bw, avx512vbmi2, avx512bf16); the gate sets avx2, the widest that\n"
-    "                      valgrind runs\n"
+    "                      avx512bw, avx512vbmi2, avx512bf16, amxbf16); the gate sets avx2, the\n"
+    "                      widest that valgrind runs\n"
     "  TOKENIZER_DATA_DIR  where the vocabularies and corpora are (default: data/ of the source)\n"
     "\n"
     "Exit status: 0 done, 1 the workload failed, 2 a usage error.\n";

@@ -26,8 +26,8 @@ void print_help() {
       "                     a UTC timestamp (\"1\": benches-error.log in the current folder)\n"
       "  TOKENIZER_DATA_DIR where the vocabularies and corpora are (default: data/ of the source)\n"
       "  TOKBENCH_MAX_ISA   the widest instruction set any kernel may use: sse2, avx2, avx512f,\n"
-      "                     avx512bw, avx512vbmi2 or avx512bf16 (default: the widest this CPU\n"
-      "                     runs)\n"
+      "                     avx512bw, avx512vbmi2, avx512bf16 or amxbf16 (default: the widest\n"
+      "                     this CPU runs)\n"
       "  OPENCL_DEVICE      the OpenCL device: an index or part of a name (default: the first GPU,\n"
       "                     else the first CPU device)\n"
       "  OPENCL_TUNING_DIR  a folder of tuning files (sdpa_tune --out) read before the built-in ones\n",

@@ -1,6 +1,8 @@
 #include "isa/isa.hpp"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -32,9 +34,18 @@ std::uint64_t enabled_register_state() {
   return (std::uint64_t{high} << 32) | low;
 }
 
+// Whether Linux lets this process use the AMX tile data registers, whose state is too large for
+// the default signal frame: asked for once (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA), as
+// the kernel requires before a thread's first tile instruction, which would otherwise fault.
+bool tile_data_permitted() {
+  constexpr int kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+  constexpr int kTileData = 18;               // XFEATURE_XTILEDATA
+  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+}
+
 // The ISA levels this CPU runs, decided once.
 struct CpuLevels {
-  bool avx2 = false, avx512f = false, avx512bw = false, avx512vbmi2 = false, avx512bf16 = false;
+  bool avx2 = false, avx512f = false, avx512bw = false, avx512vbmi2 = false, avx512bf16 = false, amxbf16 = false;
 
   CpuLevels() {
     const CpuidRegisters basic = cpuid(1), extended = cpuid(7), extended1 = cpuid(7, 1), amd = cpuid(0x80000001);
@@ -50,17 +61,21 @@ struct CpuLevels {
                bit(extended.ebx, 30) /* BW */ && bit(extended.ebx, 31) /* VL */;
     avx512vbmi2 = avx512bw && bit(extended.ecx, 6) /* AVX512_VBMI2 */;
     avx512bf16 = avx512vbmi2 && bit(extended1.eax, 5) /* AVX512_BF16 */;
+    // XCR0 bits 17 and 18: the tile configuration and tile data.
+    const bool tiles_saved = (xcr0 & 0x60000) == 0x60000;
+    amxbf16 = avx512bf16 && tiles_saved && bit(extended.edx, 24) /* AMX-TILE */ &&
+              bit(extended.edx, 22) /* AMX-BF16 */ && tile_data_permitted();
   }
 };
 
-constexpr std::string_view kNames[] = {"sse2", "avx2", "avx512f", "avx512bw", "avx512vbmi2", "avx512bf16"};
+constexpr std::string_view kNames[] = {"sse2", "avx2", "avx512f", "avx512bw", "avx512vbmi2", "avx512bf16", "amxbf16"};
 
 Isa read_max_isa() {
   const char* value = std::getenv("TOKBENCH_MAX_ISA");
-  if (value == nullptr || *value == '\0') return Isa::avx512bf16;
+  if (value == nullptr || *value == '\0') return Isa::amxbf16;
   if (const std::optional<Isa> cap = parse(value)) return *cap;
   throw std::invalid_argument("TOKBENCH_MAX_ISA=" + std::string(value) +
-                              ": not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16");
+                              ": not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16, amxbf16");
 }
 
 }  // namespace
@@ -82,6 +97,7 @@ bool cpu_supports(Isa isa) {
     case Isa::avx512bw: return cpu.avx512bw;
     case Isa::avx512vbmi2: return cpu.avx512vbmi2;
     case Isa::avx512bf16: return cpu.avx512bf16;
+    case Isa::amxbf16: return cpu.amxbf16;
   }
   return false;
 }

@@ -311,12 +311,14 @@ TEST(Bf16FlashIsas, BestIsTheFirstUsableWhoseProductsPay) {
 TEST(Bf16FlashIsas, ProbesCountTheirProducts) {
   for (const simd::Bf16FlashIsa& entry : simd::all_bf16_flash_isas()) {
     if (!isa::cpu_supports(entry.isa)) continue;
-    if (entry.isa == isa::Isa::avx512bf16) {
+    if (entry.isa == isa::Isa::amxbf16) {
+      EXPECT_EQ(entry.kernels->products_per_round(), 4u * 16u * 16u * 32u);  // 4 tiles of 16 x 16 lanes, 32 a lane
+    } else if (entry.isa == isa::Isa::avx512bf16) {
       EXPECT_EQ(entry.kernels->products_per_round(), 2u * 16u * 12u);  // two a lane, 12 chains
     } else {
       EXPECT_GT(entry.kernels->products_per_round(), 0u);
     }
-    // 1,000 rounds of 2^-12 x 1 into each lane of 12 accumulators: their sum is exact in float.
+    // 1,000 rounds of 2^-12 x 1 into each lane of every accumulator: their sum is exact in float.
     const float sum = entry.kernels->run_product_rounds(1000, 1.0f);
     EXPECT_FLOAT_EQ(sum, 1000.0f / 4096.0f * static_cast<float>(entry.kernels->products_per_round()));
   }

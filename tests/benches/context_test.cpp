@@ -45,12 +45,14 @@ TEST(BenchesContext, NamesTheBuildAndTheFmaPeak) {
   const std::string peak = context_field(r.out, "fma_peak_gflops");
   ASSERT_TRUE(std::regex_match(peak, std::regex("[0-9]+\\.[0-9]"))) << peak;
   EXPECT_GT(std::stod(peak), 0.0);
-  // The bfloat16 peak: vdpbf16ps's where the CPU has AVX512-BF16, else the float peak itself.
+  // The bfloat16 peak: AMX tiles' or vdpbf16ps's where the bfloat16 kernels take their products so,
+  // else the float peak itself.
   const std::string bf16_isa = context_field(r.out, "bf16_peak_isa");
-  EXPECT_TRUE(bf16_isa == "avx512bf16" || bf16_isa == context_field(r.out, "fma_peak_isa")) << bf16_isa;
+  const bool own_products = bf16_isa == "amxbf16" || bf16_isa == "avx512bf16";
+  EXPECT_TRUE(own_products || bf16_isa == context_field(r.out, "fma_peak_isa")) << bf16_isa;
   const std::string bf16_peak = context_field(r.out, "bf16_peak_gflops");
   ASSERT_TRUE(std::regex_match(bf16_peak, std::regex("[0-9]+\\.[0-9]"))) << bf16_peak;
-  if (bf16_isa != "avx512bf16") {
+  if (!own_products) {
     EXPECT_EQ(bf16_peak, peak);
   }
 }
@@ -67,7 +69,7 @@ TEST(BenchesContext, TheIsaCapPinsEveryKernel) {
 TEST(BenchesContext, AnUnknownIsaCapIsRefused) {
   const tokenizer::test::ProcessResult r = run_benches("^calibration/fma_peak", {{"TOKBENCH_MAX_ISA", "avx9"}});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("TOKBENCH_MAX_ISA=avx9: not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16"),
+  EXPECT_NE(r.err.find("TOKBENCH_MAX_ISA=avx9: not an instruction set; one of sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16, amxbf16"),
             std::string::npos)
       << r.err;
 }

@@ -39,12 +39,15 @@ TEST(Isa, LevelsMatchTheKernelsCpuFlags) {
   const bool avx512bw = avx512f && has_all(flags, {"avx512cd", "avx512dq", "avx512bw", "avx512vl"});
   const bool avx512vbmi2 = avx512bw && flags.contains("avx512_vbmi2");
   const bool avx512bf16 = avx512vbmi2 && flags.contains("avx512_bf16");
+  // Linux lists AMX where it saves the tile state; the process's permission is granted on request.
+  const bool amxbf16 = avx512bf16 && has_all(flags, {"amx_tile", "amx_bf16"});
   EXPECT_TRUE(isa::cpu_supports(isa::Isa::sse2));
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx2), avx2);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512f), avx512f);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512bw), avx512bw);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512vbmi2), avx512vbmi2);
   EXPECT_EQ(isa::cpu_supports(isa::Isa::avx512bf16), avx512bf16);
+  EXPECT_EQ(isa::cpu_supports(isa::Isa::amxbf16), amxbf16);
 }
 
 TEST(Isa, NamesParseBack) {
@@ -60,7 +63,7 @@ struct Entry {
 };
 
 TEST(Isa, WidestUsableIsTheFirstEntryThisCpuRunsWithinTheCap) {
-  constexpr Entry table[] = {{isa::Isa::avx512bf16, 5}, {isa::Isa::avx512vbmi2, 4}, {isa::Isa::avx512bw, 3}, {isa::Isa::avx512f, 2}, {isa::Isa::avx2, 1}, {isa::Isa::sse2, 0}};
+  constexpr Entry table[] = {{isa::Isa::amxbf16, 6}, {isa::Isa::avx512bf16, 5}, {isa::Isa::avx512vbmi2, 4}, {isa::Isa::avx512bw, 3}, {isa::Isa::avx512f, 2}, {isa::Isa::avx2, 1}, {isa::Isa::sse2, 0}};
   const Entry& chosen = isa::widest_usable(std::span<const Entry>(table));
   int expected = 0;
   for (const Entry& entry : table) {

@@ -14,6 +14,7 @@ constexpr FlashIsa kIsas[] = {
 };
 
 constexpr Bf16FlashIsa kBf16Isas[] = {
+    {isa::Isa::amxbf16, &amxbf16::kBf16FlashKernels},
     {isa::Isa::avx512bf16, &avx512bf16::kBf16FlashKernels},
     {isa::Isa::avx512f, &avx512f::kBf16FlashKernels},
     {isa::Isa::avx2, &avx2::kBf16FlashKernels},

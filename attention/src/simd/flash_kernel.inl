@@ -843,7 +843,9 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
-#if defined(__AVX512BF16__)
+// The amxbf16 level's table is tile_kernel.inl's.
+#if defined(__AMX_BF16__)
+#elif defined(__AVX512BF16__)
 const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::bfloat16_pairs>,
                                             attend<Products::bfloat16_pairs>, kDecodeTaskRows,
                                             decode_thread_floats<bfloat16>, decode<bfloat16>,

@@ -84,7 +84,11 @@ struct Bf16FlashKernels {
 
 // Defined by flash_kernel_<isa>.cpp, each compiled for its instruction set alone: the float
 // kernels for avx512f, avx2 and sse2; the bfloat16 ones for those (products in float32 on
-// bfloat16 widened a tile at a time) and for avx512bf16 (products of bfloat16 pairs).
+// bfloat16 widened a tile at a time), for avx512bf16 (products of bfloat16 pairs) and for amxbf16
+// (products of AMX tiles).
+namespace amxbf16 {
+extern const Bf16FlashKernels kBf16FlashKernels;
+}
 namespace avx512bf16 {
 extern const Bf16FlashKernels kBf16FlashKernels;
 }
@@ -113,7 +117,7 @@ using Bf16FlashIsa = IsaKernels<Bf16FlashKernels>;
 std::span<const FlashIsa> all_flash_isas();
 // The widest one this CPU supports within TOKBENCH_MAX_ISA (isa::widest_usable), chosen once.
 const FlashIsa& best_flash_isa();
-// The same for the bfloat16 kernels: avx512bf16, avx512f, avx2, sse2. The widest usable, except
+// The same for the bfloat16 kernels: amxbf16, avx512bf16, avx512f, avx2, sse2. The widest usable, except
 // that avx512bf16 gives way to avx512f where its products are not kPairsMargin times as fast on
 // this CPU (bfloat16_pairs_pay_off): vdpbf16ps takes two products a lane, but some CPUs issue it
 // at half the rate of an FMA, and then the widening kernels are faster (docs/sdpa.md).

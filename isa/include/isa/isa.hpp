@@ -21,9 +21,13 @@ namespace isa {
 //   avx512vbmi2  avx512bw and AVX512-VBMI2 (Ice Lake, Zen 4 and later)
 //   avx512bf16   avx512vbmi2 and AVX512-BF16 (Zen 4, Sapphire Rapids and later; Cooper Lake, which
 //                has BF16 but not VBMI2, stops at avx512bw)
-enum class Isa { sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16 };
+//   amxbf16      avx512bf16 and AMX-TILE and AMX-BF16 (Sapphire Rapids and later), with the OS's
+//                leave to use the tile registers: XCR0's tile state and, on Linux, the process's
+//                permission (arch_prctl ARCH_REQ_XCOMP_PERM), which cpu_supports asks for once
+enum class Isa { sse2, avx2, avx512f, avx512bw, avx512vbmi2, avx512bf16, amxbf16 };
 
-inline constexpr Isa kAllIsas[] = {Isa::sse2, Isa::avx2, Isa::avx512f, Isa::avx512bw, Isa::avx512vbmi2, Isa::avx512bf16};
+inline constexpr Isa kAllIsas[] = {Isa::sse2,        Isa::avx2,       Isa::avx512f, Isa::avx512bw,
+                                   Isa::avx512vbmi2, Isa::avx512bf16, Isa::amxbf16};
 
 std::string_view name(Isa isa);
 // The Isa of that name, or nothing.
@@ -34,7 +38,7 @@ bool cpu_supports(Isa isa);
 
 // The widest ISA a kernel may use: TOKBENCH_MAX_ISA (a level's name) when set, so that a user or
 // the instruction-count gate can pin the kernels of every component whatever the CPU; else
-// avx512bf16, no cap. Read once; an unknown value throws std::invalid_argument.
+// amxbf16, no cap. Read once; an unknown value throws std::invalid_argument.
 Isa max_isa();
 
 // cpu_supports(isa) and isa <= max_isa().

@@ -1,0 +1,448 @@
+// The bfloat16 flash and decode kernels on AMX tiles, included by flash_kernel_amxbf16.cpp after
+// flash_kernel.inl (whose helpers it uses: update_softmax, pack_query_pairs, pack_weight_pairs,
+// pack_value_pairs, bfloat16_lanes), in the same translation unit and namespaces.
+//
+// A tile register holds up to 16 rows of 64 bytes; tdpbf16ps C += A B takes A as 16 rows of 16
+// words, each word a pair of bfloat16 along the summed index, and B as 16 rows of 16 such words
+// whose row is the pair and whose column is C's column: 16 x 16 x 32 products an instruction,
+// a few times vdpbf16ps' rate on the CPUs that have AMX (calibration/bf16_peak).
+//
+// Rows are taken 16 at a time (a row group: one tile of query rows), keys kTileKeys at a time (a
+// block), and a block's steps for one row group are:
+//  - S^T = K Q^T: A is 16 rows of K read in place (32 head dimensions of 16 consecutive keys,
+//    head_dim apart), B the row group's queries packed once per task as pairs of head dimensions
+//    (pack_query_pairs: a row of pairs is a pair's 16 queries), C a tile of 16 keys x 16 queries,
+//    stored as flash's S^T (a key's scores kQueryTile apart), so that flash's online softmax
+//    (update_softmax) runs down it with the rows in the lanes;
+//  - the weights rounded to bfloat16 and paired by keys (pack_weight_pairs: a row of P^T's pairs
+//    per pair of keys, as B would take it), then transposed, 16 x 16 words, into A's layout of P:
+//    a query row's 16 pairs of keys;
+//  - O += P V: B is the block's values packed once per block for every row group
+//    (pack_value_pairs: a pair of keys per row, a column's two values per word), C a tile of 16
+//    rows x 16 columns of O, loaded from the row group's float outputs in scratch and stored back.
+// The output rows are rescaled in scratch when a block raises a row's max, and only then.
+//
+// The kernels take head_dim a multiple of 32 and value_dim a multiple of 16, whole tiles; other
+// shapes, and decode tasks of fewer than 16 rows, go to avx512f's kernels (untiled).
+
+namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
+
+namespace {
+
+// Query rows of a row group, keys of a score tile, pairs of a tile row.
+constexpr std::size_t kTileRows = 16;
+// Keys of a block: two tiles of P's pairs (32 keys each) per load and store of a tile of O.
+constexpr std::size_t kTileKeys = 64;
+constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
+// Keys and values are prefetched this far ahead of the block being computed.
+constexpr std::size_t kTileAheadKeys = 2 * kTileKeys;
+static_assert(kWidth == kTileRows, "a row group's scores are one vector of rows");
+static_assert(kQueryTile % kTileRows == 0 && kQueryTile % kBlockColumns == 0);
+
+bool tiles_take(const AttentionShape& s) { return s.head_dim % kTileHeadStep == 0 && s.value_dim % kTileRows == 0; }
+
+// Offsets of the regions of a thread's scratch.
+struct TileLayout {
+  std::size_t queries;   // pack_query_pairs of kQueryTile rows: (rows / 32) x head_dim / 2 x 32 words
+  std::size_t scores;    // S^T of a block, kTileKeys x kQueryTile, then the weights
+  std::size_t pairs;     // the weights paired, kTileKeys / 2 x kQueryTile words
+  std::size_t weights;   // a row group's P as A, two tiles of 16 x 16 words
+  std::size_t values;    // the block's values paired, kTileKeys / 2 x value_dim words
+  std::size_t keys;      // a block shorter than kTileKeys: its keys, zeros after them
+  std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
+  std::size_t row_max;   // kQueryTile each: running max, sum, rescale factor and visible keys
+  std::size_t row_sum;
+  std::size_t rescale;
+  std::size_t limits;
+  std::size_t thread_floats;
+};
+
+TileLayout tile_layout_of(const AttentionShape& s) {
+  TileLayout l{};
+  std::size_t at = 0;
+  const auto region = [&at](std::size_t floats) {
+    const std::size_t start = at;
+    at += round_up(floats, kAlignFloats);
+    return start;
+  };
+  l.queries = region(kQueryTile * s.head_dim / 2);
+  l.scores = region(kTileKeys * kQueryTile);
+  l.pairs = region(kTileKeys / 2 * kQueryTile);
+  l.weights = region(2 * kTileRows * kTileRows);
+  l.values = region(kTileKeys / 2 * s.value_dim);
+  l.keys = region(kTileKeys * s.head_dim / 2);
+  l.outputs = region(kQueryTile * s.value_dim);
+  l.row_max = region(kQueryTile);
+  l.row_sum = region(kQueryTile);
+  l.rescale = region(kQueryTile);
+  l.limits = region(kQueryTile);
+  l.thread_floats = at;
+  return l;
+}
+
+std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
+
+// The kernels tasks that tiles do not take go to: avx512f's, which widen (every CPU with AMX has
+// AVX-512F, and on the CPUs with AMX so far its vdpbf16ps is slower than the widened FMAs).
+const Bf16FlashKernels& untiled() { return avx512f::kBf16FlashKernels; }
+
+std::size_t tile_thread_floats(const AttentionShape& s) {
+  return larger(tile_layout_of(s).thread_floats, untiled().thread_floats(s));
+}
+
+std::size_t tile_decode_thread_floats(const AttentionShape& s) {
+  return larger(tile_layout_of(s).thread_floats, untiled().decode_thread_floats(s));
+}
+
+// out[r] = column r of the 16 x 16 words `in` (in[p] is row p), bit for bit. Pairs of rows are
+// interleaved word by word, then pairs of those by 64-bit halves, which leaves in each 128-bit
+// lane L of u[4i + k] the words 4L + k of rows 4i to 4i + 3; two rounds of 128-bit lane shuffles
+// then gather lane L of u[k], u[4 + k], u[8 + k] and u[12 + k] into column 4L + k.
+[[gnu::always_inline]] inline void transpose_16x16(const __m512i (&in)[16], __m512i (&out)[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(in[i], in[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(in[i], in[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    // 0x88 takes lanes 0 and 2 of each operand, 0xdd lanes 1 and 3.
+    const __m512i a = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88), b = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xdd);
+    const __m512i c = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x88), d = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xdd);
+    out[k] = _mm512_shuffle_i32x4(a, c, 0x88);
+    out[8 + k] = _mm512_shuffle_i32x4(a, c, 0xdd);
+    out[4 + k] = _mm512_shuffle_i32x4(b, d, 0x88);
+    out[12 + k] = _mm512_shuffle_i32x4(b, d, 0xdd);
+  }
+}
+
+// What a block step needs of its task: where the rows' state lives and how each row is masked.
+struct TileTask {
+  const Pair* queries;          // pack_query_pairs of the task's rows
+  std::size_t head_pairs;       // head_dim / 2
+  std::size_t head_dim;
+  std::size_t value_dim;
+  float query_factor;
+  float* scores;
+  Pair* pairs;
+  Pair* weights;
+  const Pair* values;           // the block's values, paired
+  float* outputs;               // rows value_dim apart
+  float* row_max;
+  float* row_sum;
+  float* rescale;
+  const float* limits;          // per row, its visible keys (a count from key 0)
+};
+
+// Keys and values a block or more ahead of the one being computed, prefetched into L2 a key at a
+// time, spread over the block's arithmetic: a task streams K and V, and the tiles' loads of K's
+// rows, a line of each of 16 keys, are not a pattern the hardware prefetchers follow.
+struct Ahead {
+  const char* keys = nullptr;  // nullptr: nothing to prefetch
+  const char* values = nullptr;
+  std::size_t keys_ahead = 0;  // keys there
+  std::size_t key_bytes = 0;
+  std::size_t value_bytes = 0;
+  [[gnu::always_inline]] void prefetch(std::size_t j) const {
+    if (j >= keys_ahead) return;
+    for (std::size_t b = 0; b < key_bytes; b += 64) __builtin_prefetch(keys + j * key_bytes + b, 0, 2);
+    for (std::size_t b = 0; b < value_bytes; b += 64) __builtin_prefetch(values + j * value_bytes + b, 0, 2);
+  }
+};
+
+// One block of keys [key0, key0 + keys) for the 16 rows from r0: their keys `block_keys` (K's rows
+// in place, or a padded copy), kTileKeys of them with zeros past `keys`; `masks` the rows' rows of
+// the float mask, or nullptr. Scores of keys past a row's limit are -inf, so their weights are
+// exactly 0; the weights past `keys` are zeros, and so are the values (pack_block_values).
+void step_block(const TileTask& t, std::size_t r0, const bfloat16* block_keys, std::size_t key0, std::size_t keys,
+                const float* const* masks, const Ahead& ahead) {
+  float* const scores = t.scores + r0;
+  const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns + r0 % kBlockColumns;
+  constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
+  const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
+  // S^T, four tiles of 16 keys (0 to 3) over the head dimensions 32 at a time: keys in tiles 4 and
+  // 6, queries in 5 and 7, alternating so that a load need not wait for the product before it.
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (std::size_t d = 0; d < t.head_dim; d += 2 * kTileHeadStep) {
+    const bfloat16* const k = block_keys + d;
+    _tile_loadd(5, queries + d / 2 * kBlockColumns, kQueryStride);
+    _tile_loadd(4, k, key_stride);
+    _tile_dpbf16ps(0, 4, 5);
+    _tile_loadd(6, k + 16 * t.head_dim, key_stride);
+    _tile_dpbf16ps(1, 6, 5);
+    _tile_loadd(4, k + 32 * t.head_dim, key_stride);
+    _tile_dpbf16ps(2, 4, 5);
+    _tile_loadd(6, k + 48 * t.head_dim, key_stride);
+    _tile_dpbf16ps(3, 6, 5);
+    if (d + kTileHeadStep == t.head_dim) break;
+    _tile_loadd(7, queries + (d + kTileHeadStep) / 2 * kBlockColumns, kQueryStride);
+    _tile_loadd(4, k + kTileHeadStep, key_stride);
+    _tile_dpbf16ps(0, 4, 7);
+    _tile_loadd(6, k + kTileHeadStep + 16 * t.head_dim, key_stride);
+    _tile_dpbf16ps(1, 6, 7);
+    _tile_loadd(4, k + kTileHeadStep + 32 * t.head_dim, key_stride);
+    _tile_dpbf16ps(2, 4, 7);
+    _tile_loadd(6, k + kTileHeadStep + 48 * t.head_dim, key_stride);
+    _tile_dpbf16ps(3, 6, 7);
+  }
+  constexpr std::size_t kScoreStride = kQueryTile * sizeof(float);
+  _tile_stored(0, scores, kScoreStride);
+  _tile_stored(1, scores + 16 * kQueryTile, kScoreStride);
+  _tile_stored(2, scores + 32 * kQueryTile, kScoreStride);
+  _tile_stored(3, scores + 48 * kQueryTile, kScoreStride);
+
+  // Scaled, and -inf from each row's limit (key j of the block is past row r's iff key0 + j >=
+  // limit[r]).
+  const Floats factor(t.query_factor);
+  const Floats limits = Floats::load_aligned(t.limits + r0);
+  for (std::size_t j = 0; j < keys; ++j) {
+    ahead.prefetch(j);
+    float* const row = scores + j * kQueryTile;
+    const Floats scaled = Floats::load_aligned(row) * factor;
+    xsimd::select(Floats(static_cast<float>(key0 + j)) >= limits, Floats(kMinusInfinity), scaled).store_aligned(row);
+  }
+  if (masks != nullptr)
+    for (std::size_t r = 0; r < kTileRows; ++r) {
+      const auto limit = static_cast<std::size_t>(t.limits[r0 + r]);
+      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+      for (std::size_t j = 0; j < visible; ++j) scores[j * kQueryTile + r] += masks[r][key0 + j] * kLog2e;
+    }
+  update_softmax(scores, keys, t.row_max + r0, t.row_sum + r0, t.rescale + r0);
+
+  // P as A: the weights paired by keys, zero past the block's keys, then each tile of 16 pairs
+  // transposed.
+  Pair* const pairs = t.pairs + r0;
+  pack_weight_pairs(scores, keys, pairs);
+  for (std::size_t p = (keys + 1) / 2; p < kTileKeys / 2; ++p) _mm512_store_si512(pairs + p * kQueryTile, _mm512_setzero_si512());
+  for (std::size_t half = 0; half < 2; ++half) {
+    __m512i in[16], out[16];
+    for (std::size_t p = 0; p < 16; ++p) in[p] = _mm512_load_si512(pairs + (16 * half + p) * kQueryTile);
+    transpose_16x16(in, out);
+    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(t.weights + (16 * half + r) * 16, out[r]);
+  }
+
+  // The rows' earlier outputs shrink where the block raised a row's max (a factor below 1).
+  float* const outputs = t.outputs + r0 * t.value_dim;
+  const Floats rescale = Floats::load_aligned(t.rescale + r0);
+  if (xsimd::any(rescale != Floats(1.0f))) {
+    alignas(64) float factors[kTileRows];
+    rescale.store_aligned(factors);
+    for (std::size_t r = 0; r < kTileRows; ++r) {
+      const Floats f(factors[r]);
+      float* const row = outputs + r * t.value_dim;
+      for (std::size_t c = 0; c < t.value_dim; c += kWidth) (Floats::load_aligned(row + c) * f).store_aligned(row + c);
+    }
+  }
+
+  // O += P V, 16 columns a tile: P in tiles 4 (keys 0-31) and 5 (32-63), values in 2 and 3 (6
+  // and 7 for the odd tiles of columns), outputs in 0 and 1.
+  const std::size_t output_stride = t.value_dim * sizeof(float);
+  const std::size_t value_stride = t.value_dim * sizeof(Pair);
+  const Pair* const second_values = t.values + 16 * t.value_dim;
+  _tile_loadd(4, t.weights, 64);
+  _tile_loadd(5, t.weights + 256, 64);
+  for (std::size_t c = 0; c < t.value_dim; c += 2 * kTileRows) {
+    _tile_loadd(0, outputs + c, output_stride);
+    _tile_loadd(2, t.values + c, value_stride);
+    _tile_loadd(3, second_values + c, value_stride);
+    _tile_dpbf16ps(0, 4, 2);
+    _tile_dpbf16ps(0, 5, 3);
+    _tile_stored(0, outputs + c, output_stride);
+    if (c + kTileRows == t.value_dim) break;
+    _tile_loadd(1, outputs + c + kTileRows, output_stride);
+    _tile_loadd(6, t.values + c + kTileRows, value_stride);
+    _tile_loadd(7, second_values + c + kTileRows, value_stride);
+    _tile_dpbf16ps(1, 4, 6);
+    _tile_dpbf16ps(1, 5, 7);
+    _tile_stored(1, outputs + c + kTileRows, output_stride);
+  }
+}
+
+// The keys of a block for step_block: K's rows in place when the block is whole, else copied
+// into `copy` with zeros after them, so that no tile reads past the block's last key.
+const bfloat16* block_keys(const bfloat16* k, std::size_t key0, std::size_t keys, std::size_t head_dim,
+                           bfloat16* copy) {
+  if (keys == kTileKeys) return k + key0 * head_dim;
+  __builtin_memcpy(copy, k + key0 * head_dim, keys * head_dim * sizeof(bfloat16));
+  __builtin_memset(copy + keys * head_dim, 0, (kTileKeys - keys) * head_dim * sizeof(bfloat16));
+  return copy;
+}
+
+// The values of a block paired for step_block, zeros past `keys` (their weights are zero, and a
+// non-finite value times zero would not be).
+void pack_block_values(const bfloat16* v, std::size_t key0, std::size_t keys, std::size_t value_dim, Pair* values) {
+  pack_value_pairs(v + key0 * value_dim, keys, value_dim, value_dim, values);
+  const std::size_t packed = (keys + 1) / 2 * value_dim;
+  __builtin_memset(values + packed, 0, (kTileKeys / 2 * value_dim - packed) * sizeof(Pair));
+}
+
+void clear_rows(std::size_t rows, std::size_t value_dim, float* row_max, float* row_sum, float* outputs) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    row_max[r] = kMinusInfinity;
+    row_sum[r] = 0.0f;
+  }
+  for (std::size_t x = 0; x < rows * value_dim; ++x) outputs[x] = 0.0f;
+}
+
+struct TileScratch {
+  TileLayout l;
+  float* scratch;
+  float* at(std::size_t offset) const { return scratch + offset; }
+  Pair* pairs_at(std::size_t offset) const { return reinterpret_cast<Pair*>(scratch + offset); }
+};
+
+// A flash task (see flash_kernel.inl's attend) on tiles: its rows in row groups, each block of
+// keys paired once and stepped through by every row group that sees a key of it.
+void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, float* scratch) {
+  const AttentionShape& s = call.shape;
+  if (!tiles_take(s)) {
+    untiled().attend(call, bh, tile, scratch);
+    return;
+  }
+  const TileScope tiles;
+  const TileScratch w{tile_layout_of(s), scratch};
+  const std::size_t kv = (bh / s.heads) * s.kv_heads + (bh % s.heads) / (s.heads / s.kv_heads);
+  const bfloat16* const k = call.k + kv * s.seq_k * s.head_dim;
+  const bfloat16* const v = call.v + kv * s.seq_k * s.value_dim;
+  const std::size_t first_query = tile * kQueryTile;
+  const std::size_t rows = smaller(kQueryTile, s.seq_q - first_query);
+  const std::size_t row_groups = round_up(rows, kTileRows) / kTileRows;
+  const bfloat16* const q = call.q + (bh * s.seq_q + first_query) * s.head_dim;
+  pack_query_pairs(q, rows, round_up(rows, kBlockColumns) / kBlockColumns, s.head_dim, w.pairs_at(w.l.queries));
+  float* const outputs = w.at(w.l.outputs);
+  float* const row_max = w.at(w.l.row_max);
+  float* const row_sum = w.at(w.l.row_sum);
+  float* const limits = w.at(w.l.limits);
+  clear_rows(row_groups * kTileRows, s.value_dim, row_max, row_sum, outputs);
+  // Rows past `rows` are padding (zero queries, never written out) with the last row's limit.
+  for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
+    limits[r] = static_cast<float>(visible_keys(call.window, first_query + smaller(r, rows - 1)));
+  const float* mask_rows[kQueryTile];
+  if (call.mask != nullptr)
+    for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
+      mask_rows[r] = call.mask + (first_query + smaller(r, rows - 1)) * s.seq_k;
+  const TileTask t{.queries = w.pairs_at(w.l.queries),
+                   .head_pairs = s.head_dim / 2,
+                   .head_dim = s.head_dim,
+                   .value_dim = s.value_dim,
+                   .query_factor = call.query_factor,
+                   .scores = w.at(w.l.scores),
+                   .pairs = w.pairs_at(w.l.pairs),
+                   .weights = w.pairs_at(w.l.weights),
+                   .values = w.pairs_at(w.l.values),
+                   .outputs = outputs,
+                   .row_max = row_max,
+                   .row_sum = row_sum,
+                   .rescale = w.at(w.l.rescale),
+                   .limits = limits};
+  // Visible counts grow with the row: a group's last row sees the most keys, its first the fewest.
+  const auto group_end = [&](std::size_t g) { return static_cast<std::size_t>(limits[g * kTileRows + kTileRows - 1]); };
+  const std::size_t keys_end = group_end(row_groups - 1);
+  auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
+  for (std::size_t key0 = 0; key0 < keys_end; key0 += kTileKeys) {
+    const std::size_t keys = smaller(kTileKeys, s.seq_k - key0);
+    const bfloat16* const keys_of_block = block_keys(k, key0, keys, s.head_dim, key_copy);
+    pack_block_values(v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
+    const std::size_t ahead = key0 + kTileAheadKeys;
+    const Ahead next{.keys = reinterpret_cast<const char*>(k + ahead * s.head_dim),
+                     .values = reinterpret_cast<const char*>(v + ahead * s.value_dim),
+                     .keys_ahead = ahead < keys_end ? smaller(keys, keys_end - ahead) : 0,
+                     .key_bytes = s.head_dim * sizeof(bfloat16),
+                     .value_bytes = s.value_dim * sizeof(bfloat16)};
+    bool first = true;
+    for (std::size_t g = 0; g < row_groups; ++g)
+      if (group_end(g) > key0) {
+        step_block(t, g * kTileRows, keys_of_block, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
+                   first ? next : Ahead{});
+        first = false;
+      }
+  }
+
+  // Each row divided by its sum; zeros for a row that saw no key (sum 0), whatever its outputs.
+  bfloat16* const out = call.out + (bh * s.seq_q + first_query) * s.value_dim;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const bool none = row_sum[r] == 0.0f;
+    const Floats factor(none ? 0.0f : 1.0f / row_sum[r]);
+    for (std::size_t c = 0; c < s.value_dim; c += kWidth) {
+      const Floats row = none ? Floats(0.0f) : Floats::load_aligned(outputs + r * s.value_dim + c) * factor;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * s.value_dim + c),
+                          _mm512_cvtepi32_epi16(bfloat16_lanes(row)));
+    }
+  }
+}
+
+// A Flash-Decoding task (see decode_kernel.inl) on tiles: its rows, at most one row group, over
+// its keys; the partial result is the unnormalised outputs, as the other kernels leave it.
+void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scratch) {
+  const AttentionShape& s = call.shape;
+  // Fewer rows than a tile (one query of a group of four heads) would pay a whole tile's products
+  // for each: the widened kernel's few-rows task streams the keys faster.
+  if (!tiles_take(s) || task.rows < kTileRows) {
+    untiled().decode(call, task, scratch);
+    return;
+  }
+  const TileScope tiles;
+  const TileScratch w{tile_layout_of(s), scratch};
+  const TaskInputs<bfloat16> inputs = task_inputs(call, task);
+  pack_query_pairs(inputs.q, task.rows, 1, s.head_dim, w.pairs_at(w.l.queries));
+  float* const outputs = w.at(w.l.outputs);
+  float* const row_max = w.at(w.l.row_max);
+  float* const row_sum = w.at(w.l.row_sum);
+  float* const limits = w.at(w.l.limits);
+  clear_rows(kTileRows, s.value_dim, row_max, row_sum, outputs);
+  // A row's query: the rows' queries repeat from head to head. Rows past the task's see nothing.
+  const float* mask_rows[kTileRows];
+  for (std::size_t r = 0; r < kTileRows; ++r) {
+    const std::size_t i = (task.first_row + smaller(r, task.rows - 1)) % s.seq_q;
+    limits[r] = r < task.rows ? static_cast<float>(visible_keys(call.window, i)) : 0.0f;
+    mask_rows[r] = call.mask != nullptr ? call.mask + i * s.seq_k : nullptr;
+  }
+  const TileTask t{.queries = w.pairs_at(w.l.queries),
+                   .head_pairs = s.head_dim / 2,
+                   .head_dim = s.head_dim,
+                   .value_dim = s.value_dim,
+                   .query_factor = call.query_factor,
+                   .scores = w.at(w.l.scores),
+                   .pairs = w.pairs_at(w.l.pairs),
+                   .weights = w.pairs_at(w.l.weights),
+                   .values = w.pairs_at(w.l.values),
+                   .outputs = outputs,
+                   .row_max = row_max,
+                   .row_sum = row_sum,
+                   .rescale = w.at(w.l.rescale),
+                   .limits = limits};
+  auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kTileKeys) {
+    const std::size_t keys = smaller(kTileKeys, task.key_end - key0);
+    pack_block_values(inputs.v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
+    const std::size_t ahead = key0 + kTileAheadKeys;
+    const Ahead next{.keys = reinterpret_cast<const char*>(inputs.k + ahead * s.head_dim),
+                     .values = reinterpret_cast<const char*>(inputs.v + ahead * s.value_dim),
+                     .keys_ahead = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0,
+                     .key_bytes = s.head_dim * sizeof(bfloat16),
+                     .value_bytes = s.value_dim * sizeof(bfloat16)};
+    step_block(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy), key0, keys,
+               call.mask != nullptr ? mask_rows : nullptr, next);
+  }
+  for (std::size_t r = 0; r < task.rows; ++r) {
+    task.row_max[r] = row_max[r];
+    task.row_sum[r] = row_sum[r];
+    for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = outputs[r * s.value_dim + c];
+  }
+}
+
+}  // namespace
+
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       tile_thread_floats,        attend_tiles,
+                                            kTileRows,        tile_decode_thread_floats, decode_tiles,
+                                            products_per_round, run_product_rounds};
+
+}  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
