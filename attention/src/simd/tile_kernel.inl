@@ -1,6 +1,6 @@
 // The bfloat16 flash and decode kernels on AMX tiles, included by flash_kernel_amxbf16.cpp after
-// flash_kernel.inl (whose helpers it uses: update_softmax, pack_query_pairs, pack_weight_pairs,
-// pack_value_pairs, bfloat16_lanes), in the same translation unit and namespaces.
+// flash_kernel.inl (whose helpers it uses: exp2_nonpositive, pack_query_pairs, pack_value_pairs,
+// bfloat16_lanes), in the same translation unit and namespaces.
 //
 // A tile register holds up to 16 rows of 64 bytes; tdpbf16ps C += A B takes A as 16 rows of 16
 // words, each word a pair of bfloat16 along the summed index, and B as 16 rows of 16 such words
@@ -12,15 +12,15 @@
 //  - S^T = K Q^T: A is 16 rows of K read in place (32 head dimensions of 16 consecutive keys,
 //    head_dim apart), B the row group's queries packed once per task as pairs of head dimensions
 //    (pack_query_pairs: a row of pairs is a pair's 16 queries), C a tile of 16 keys x 16 queries,
-//    stored as flash's S^T (a key's scores kQueryTile apart), so that flash's online softmax
-//    (update_softmax) runs down it with the rows in the lanes;
-//  - the weights rounded to bfloat16 and paired by keys (pack_weight_pairs: a row of P^T's pairs
-//    per pair of keys, as B would take it), then transposed, 16 x 16 words, into A's layout of P:
-//    a query row's 16 pairs of keys;
+//    stored as flash's S^T (a key's scores kQueryTile apart), so that an online softmax runs down
+//    it with the rows in the lanes (weigh_block);
+//  - the weights rounded to bfloat16 and paired by keys in registers (a vector of the 16 rows'
+//    words per pair of keys, as B would take P^T), then transposed, 16 x 16 words, into A's
+//    layout of P: a query row's 16 pairs of keys;
 //  - O += P V: B is the block's values packed once per block for every row group
 //    (pack_value_pairs: a pair of keys per row, a column's two values per word), C a tile of 16
 //    rows x 16 columns of O, loaded from the row group's float outputs in scratch and stored back.
-// The output rows are rescaled in scratch when a block raises a row's max, and only then.
+// The output rows are rescaled in scratch only when a block moves a row's base (kLazyRange).
 //
 // The kernels take head_dim a multiple of 32 and value_dim a multiple of 16, whole tiles; other
 // shapes, and decode tasks of fewer than 16 rows, go to avx512f's kernels (untiled).
@@ -45,8 +45,7 @@ bool tiles_take(const AttentionShape& s) { return s.head_dim % kTileHeadStep == 
 struct TileLayout {
   std::size_t queries;   // pack_query_pairs of kQueryTile rows: (rows / 32) x head_dim / 2 x 32 words
   std::size_t scores;    // S^T of a block, kTileKeys x kQueryTile, then the weights
-  std::size_t pairs;     // the weights paired, kTileKeys / 2 x kQueryTile words
-  std::size_t weights;   // a row group's P as A, two tiles of 16 x 16 words
+  std::size_t weights;   // each row group's P as A, two tiles of 16 x 16 words
   std::size_t values;    // the block's values paired, kTileKeys / 2 x value_dim words
   std::size_t keys;      // a block shorter than kTileKeys: its keys, zeros after them
   std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
@@ -67,8 +66,7 @@ TileLayout tile_layout_of(const AttentionShape& s) {
   };
   l.queries = region(kQueryTile * s.head_dim / 2);
   l.scores = region(kTileKeys * kQueryTile);
-  l.pairs = region(kTileKeys / 2 * kQueryTile);
-  l.weights = region(2 * kTileRows * kTileRows);
+  l.weights = region(kQueryTile / kTileRows * 2 * kTileRows * kTileRows);
   l.values = region(kTileKeys / 2 * s.value_dim);
   l.keys = region(kTileKeys * s.head_dim / 2);
   l.outputs = region(kQueryTile * s.value_dim);
@@ -129,8 +127,7 @@ struct TileTask {
   std::size_t value_dim;
   float query_factor;
   float* scores;
-  Pair* pairs;
-  Pair* weights;
+  Pair* weights;                // P of each row group, as accumulate_tiles takes it
   const Pair* values;           // the block's values, paired
   float* outputs;               // rows value_dim apart
   float* row_max;
@@ -155,12 +152,106 @@ struct Ahead {
   }
 };
 
-// One block of keys [key0, key0 + keys) for the 16 rows from r0: their keys `block_keys` (K's rows
-// in place, or a padded copy), kTileKeys of them with zeros past `keys`; `masks` the rows' rows of
-// the float mask, or nullptr. Scores of keys past a row's limit are -inf, so their weights are
-// exactly 0; the weights past `keys` are zeros, and so are the values (pack_block_values).
-void step_block(const TileTask& t, std::size_t r0, const bfloat16* block_keys, std::size_t key0, std::size_t keys,
-                const float* const* masks, const Ahead& ahead) {
+// A base-2 score may exceed its row's base by this much before the base moves up to it: a row's
+// earlier outputs are rescaled only then, not whenever a block raises its max, and its weights
+// stay below 2^kLazyRange, far from float's and bfloat16's limits. The sums and outputs are
+// relative to the same base, so the result is the softmax's, whatever the base.
+constexpr float kLazyRange = 8.0f;
+
+// The online softmax step of a row group over a block, as update_softmax with two differences:
+// the base of each row (kept in row_max, where the other kernels keep the max) moves only when a
+// score passes it by more than kLazyRange, and the weights go straight to P's layout as A, without
+// a pass of their own. Scores are scaled and masked first: -inf from each row's limit (key j of
+// the block is past row r's iff key0 + j >= limit[r]), plus the float mask where there is one.
+// Weights past `keys` are zero. rescale receives each row's factor exp2(old base - new base):
+// exactly 1 where the base stayed.
+void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_t keys, const float* const* masks,
+                 const Ahead& ahead) {
+  float* const scores = t.scores + r0;
+  const Floats limits = Floats::load_aligned(t.limits + r0);
+  const auto fold_max = [&](auto score_of) {
+    Floats block_max[kChains];
+    for (Floats& m : block_max) m = Floats(kMinusInfinity);
+    for (std::size_t j = 0; j < keys; ++j) {
+      ahead.prefetch(j);
+      block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * kQueryTile, j));
+    }
+    Floats highest = block_max[0];
+    for (std::size_t c = 1; c < kChains; ++c) highest = xsimd::max(highest, block_max[c]);
+    return highest;
+  };
+  const auto limited = [&](float* row, std::size_t j) {
+    const Floats score =
+        xsimd::select(Floats(static_cast<float>(key0 + j)) >= limits, Floats(kMinusInfinity), Floats::load_aligned(row));
+    score.store_aligned(row);
+    return score;
+  };
+  // The scores stay unscaled, and the scale (positive) goes into the weights' exponents, except
+  // with a mask, which adds to scaled scores.
+  Floats factor(t.query_factor);
+  Floats highest;
+  if (masks != nullptr) {
+    fold_max([&](float* row, std::size_t j) {
+      (Floats::load_aligned(row) * factor).store_aligned(row);
+      return limited(row, j);
+    });
+    for (std::size_t r = 0; r < kTileRows; ++r) {
+      const auto limit = static_cast<std::size_t>(t.limits[r0 + r]);
+      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+      for (std::size_t j = 0; j < visible; ++j) scores[j * kQueryTile + r] += masks[r][key0 + j] * kLog2e;
+    }
+    highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); });
+    factor = Floats(1.0f);
+  } else if (_mm512_reduce_min_ps(limits) >= static_cast<float>(key0 + keys)) {
+    // Every row sees every key of the block (all of a non-causal call's blocks).
+    highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); }) * factor;
+  } else {
+    highest = fold_max(limited) * factor;
+  }
+
+  // A row's base moves to its new max where that passes it by more than kLazyRange, or where
+  // the row had seen no key; a row whose keys have all been masked so far keeps -inf and uses 0.
+  const Floats old_base = Floats::load_aligned(t.row_max + r0);
+  const auto moves = (highest > old_base + Floats(kLazyRange)) | (old_base == Floats(kMinusInfinity));
+  const Floats new_base = xsimd::select(moves, xsimd::max(old_base, highest), old_base);
+  const Floats base = xsimd::select(new_base == Floats(kMinusInfinity), Floats(0.0f), new_base);
+  const Floats rescale = xsimd::select(moves, exp2_nonpositive(old_base - base), Floats(1.0f));
+  new_base.store_aligned(t.row_max + r0);
+  rescale.store_aligned(t.rescale + r0);
+
+  // Weights exp2(score - base), at most 2^kLazyRange (exp2_nonpositive's steps hold for powers up
+  // to 127), summed, and rounded to bfloat16 in pairs of keys (vcvtne2ps2bf16 rounds to nearest
+  // even, `first` in the low 16 words, `second` in the high ones, which the interleave pairs lane
+  // by lane): 16 pairs of keys of the 16 rows, transposed into A's rows of P.
+  const __m512i interleave = interleave_halves();
+  Pair* const weights = t.weights + r0 / kTileRows * 2 * kTileRows * kTileRows;
+  const auto weight = [&](std::size_t j) {
+    return j < keys ? exp2_nonpositive(multiply_add(Floats::load_aligned(scores + j * kQueryTile), factor, -base))
+                    : Floats(0.0f);
+  };
+  Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
+  for (std::size_t half = 0; half < 2; ++half) {
+    __m512i pairs[16], rows[16];
+    for (std::size_t p = 0; p < 16; ++p) {
+      const std::size_t j = 32 * half + 2 * p;
+      const Floats first = weight(j), second = weight(j + 1);
+      sum[0] += first;
+      sum[1] += second;
+      pairs[p] = _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(second, first));
+    }
+    transpose_16x16(pairs, rows);
+    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + (16 * half + r) * 16, rows[r]);
+  }
+  multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, sum[0] + sum[1]).store_aligned(t.row_sum + r0);
+}
+
+// A block's steps for the row group of the 16 rows from r0: score_tiles, weigh_block,
+// rescale_outputs and accumulate_tiles, in that order. The weights past the block's keys are zeros,
+// and so are the values (pack_block_values).
+
+// S^T of a block's kTileKeys keys `block_keys` (K's rows in place, or a padded copy, zeros past its
+// keys) into the row group's columns of the scores.
+void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys) {
   float* const scores = t.scores + r0;
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns + r0 % kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
@@ -198,38 +289,10 @@ void step_block(const TileTask& t, std::size_t r0, const bfloat16* block_keys, s
   _tile_stored(1, scores + 16 * kQueryTile, kScoreStride);
   _tile_stored(2, scores + 32 * kQueryTile, kScoreStride);
   _tile_stored(3, scores + 48 * kQueryTile, kScoreStride);
+}
 
-  // Scaled, and -inf from each row's limit (key j of the block is past row r's iff key0 + j >=
-  // limit[r]).
-  const Floats factor(t.query_factor);
-  const Floats limits = Floats::load_aligned(t.limits + r0);
-  for (std::size_t j = 0; j < keys; ++j) {
-    ahead.prefetch(j);
-    float* const row = scores + j * kQueryTile;
-    const Floats scaled = Floats::load_aligned(row) * factor;
-    xsimd::select(Floats(static_cast<float>(key0 + j)) >= limits, Floats(kMinusInfinity), scaled).store_aligned(row);
-  }
-  if (masks != nullptr)
-    for (std::size_t r = 0; r < kTileRows; ++r) {
-      const auto limit = static_cast<std::size_t>(t.limits[r0 + r]);
-      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
-      for (std::size_t j = 0; j < visible; ++j) scores[j * kQueryTile + r] += masks[r][key0 + j] * kLog2e;
-    }
-  update_softmax(scores, keys, t.row_max + r0, t.row_sum + r0, t.rescale + r0);
-
-  // P as A: the weights paired by keys, zero past the block's keys, then each tile of 16 pairs
-  // transposed.
-  Pair* const pairs = t.pairs + r0;
-  pack_weight_pairs(scores, keys, pairs);
-  for (std::size_t p = (keys + 1) / 2; p < kTileKeys / 2; ++p) _mm512_store_si512(pairs + p * kQueryTile, _mm512_setzero_si512());
-  for (std::size_t half = 0; half < 2; ++half) {
-    __m512i in[16], out[16];
-    for (std::size_t p = 0; p < 16; ++p) in[p] = _mm512_load_si512(pairs + (16 * half + p) * kQueryTile);
-    transpose_16x16(in, out);
-    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(t.weights + (16 * half + r) * 16, out[r]);
-  }
-
-  // The rows' earlier outputs shrink where the block raised a row's max (a factor below 1).
+// The rows' earlier outputs shrink where the block moved a row's base (a factor below 1).
+void rescale_outputs(const TileTask& t, std::size_t r0) {
   float* const outputs = t.outputs + r0 * t.value_dim;
   const Floats rescale = Floats::load_aligned(t.rescale + r0);
   if (xsimd::any(rescale != Floats(1.0f))) {
@@ -241,14 +304,18 @@ void step_block(const TileTask& t, std::size_t r0, const bfloat16* block_keys, s
       for (std::size_t c = 0; c < t.value_dim; c += kWidth) (Floats::load_aligned(row + c) * f).store_aligned(row + c);
     }
   }
+}
 
-  // O += P V, 16 columns a tile: P in tiles 4 (keys 0-31) and 5 (32-63), values in 2 and 3 (6
-  // and 7 for the odd tiles of columns), outputs in 0 and 1.
+// O += P V, 16 columns a tile: P in tiles 4 (keys 0-31) and 5 (32-63), values in 2 and 3 (6 and 7
+// for the odd tiles of columns), outputs in 0 and 1.
+void accumulate_tiles(const TileTask& t, std::size_t r0) {
+  float* const outputs = t.outputs + r0 * t.value_dim;
+  const Pair* const weights = t.weights + r0 / kTileRows * 2 * kTileRows * kTileRows;
   const std::size_t output_stride = t.value_dim * sizeof(float);
   const std::size_t value_stride = t.value_dim * sizeof(Pair);
   const Pair* const second_values = t.values + 16 * t.value_dim;
-  _tile_loadd(4, t.weights, 64);
-  _tile_loadd(5, t.weights + 256, 64);
+  _tile_loadd(4, weights, 64);
+  _tile_loadd(5, weights + kTileRows * kTileRows, 64);
   for (std::size_t c = 0; c < t.value_dim; c += 2 * kTileRows) {
     _tile_loadd(0, outputs + c, output_stride);
     _tile_loadd(2, t.values + c, value_stride);
@@ -335,7 +402,6 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
                    .value_dim = s.value_dim,
                    .query_factor = call.query_factor,
                    .scores = w.at(w.l.scores),
-                   .pairs = w.pairs_at(w.l.pairs),
                    .weights = w.pairs_at(w.l.weights),
                    .values = w.pairs_at(w.l.values),
                    .outputs = outputs,
@@ -357,13 +423,21 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
                      .keys_ahead = ahead < keys_end ? smaller(keys, keys_end - ahead) : 0,
                      .key_bytes = s.head_dim * sizeof(bfloat16),
                      .value_bytes = s.value_dim * sizeof(bfloat16)};
-    bool first = true;
-    for (std::size_t g = 0; g < row_groups; ++g)
-      if (group_end(g) > key0) {
-        step_block(t, g * kTileRows, keys_of_block, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
-                   first ? next : Ahead{});
-        first = false;
-      }
+    // Each step for every row group that sees a key of the block before the next step: data
+    // passes between tiles and vectors only through memory, and each such pass waits for the
+    // stores before it, so the block takes three of them, not three per row group.
+    const std::size_t first_group = [&] {
+      std::size_t g = 0;
+      while (group_end(g) <= key0) ++g;
+      return g;
+    }();
+    for (std::size_t g = first_group; g < row_groups; ++g) score_tiles(t, g * kTileRows, keys_of_block);
+    for (std::size_t g = first_group; g < row_groups; ++g) {
+      weigh_block(t, g * kTileRows, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
+                  g == first_group ? next : Ahead{});
+      rescale_outputs(t, g * kTileRows);
+    }
+    for (std::size_t g = first_group; g < row_groups; ++g) accumulate_tiles(t, g * kTileRows);
   }
 
   // Each row divided by its sum; zeros for a row that saw no key (sum 0), whatever its outputs.
@@ -411,7 +485,6 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
                    .value_dim = s.value_dim,
                    .query_factor = call.query_factor,
                    .scores = w.at(w.l.scores),
-                   .pairs = w.pairs_at(w.l.pairs),
                    .weights = w.pairs_at(w.l.weights),
                    .values = w.pairs_at(w.l.values),
                    .outputs = outputs,
@@ -429,8 +502,10 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
                      .keys_ahead = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0,
                      .key_bytes = s.head_dim * sizeof(bfloat16),
                      .value_bytes = s.value_dim * sizeof(bfloat16)};
-    step_block(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy), key0, keys,
-               call.mask != nullptr ? mask_rows : nullptr, next);
+    score_tiles(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy));
+    weigh_block(t, 0, key0, keys, call.mask != nullptr ? mask_rows : nullptr, next);
+    rescale_outputs(t, 0);
+    accumulate_tiles(t, 0);
   }
   for (std::size_t r = 0; r < task.rows; ++r) {
     task.row_max[r] = row_max[r];
