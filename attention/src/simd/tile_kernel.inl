@@ -7,8 +7,8 @@
 // whose row is the pair and whose column is C's column: 16 x 16 x 32 products an instruction,
 // a few times vdpbf16ps' rate on the CPUs that have AMX (calibration/bf16_peak).
 //
-// Rows are taken 16 at a time (a row group: one tile of query rows), keys kTileKeys at a time (a
-// block), and a block's steps for one row group are:
+// Rows are taken 16 at a time (a row group: one tile of query rows), keys a block at a time, and
+// a block's steps for one row group are:
 //  - S^T = K Q^T: A is 16 rows of K read in place (32 head dimensions of 16 consecutive keys,
 //    head_dim apart), B the row group's queries packed once per task as pairs of head dimensions
 //    (pack_query_pairs: a row of pairs is a pair's 16 queries), C a tile of 16 keys x 16 queries,
@@ -31,11 +31,17 @@ namespace {
 
 // Query rows of a row group, keys of a score tile, pairs of a tile row.
 constexpr std::size_t kTileRows = 16;
-// Keys of a block: two tiles of P's pairs (32 keys each) per load and store of a tile of O.
-constexpr std::size_t kTileKeys = 64;
+// Keys of a block, the unit of the online softmax, whose steps each take all the block's row groups
+// (see attend_tiles): flash's, whose K and V serve every row group of its query tile, and
+// decoding's, whose one row group reads each key once, so that its crossings between tiles and
+// vectors are fewer. A block's products go by spans of 64 keys: four tiles of S^T, and two tiles
+// of P (32 keys each) per load and store of a tile of O.
+constexpr std::size_t kFlashBlockKeys = 64;
+constexpr std::size_t kDecodeBlockKeys = 256;
+constexpr std::size_t kMaxBlockKeys = 256;
+constexpr std::size_t kSpanKeys = 64;
+constexpr std::size_t kWeightTileWords = kTileRows * kTileRows;  // one tile of P: 16 rows x 16 pairs
 constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
-// Keys and values are prefetched this far ahead of the block being computed.
-constexpr std::size_t kTileAheadKeys = 2 * kTileKeys;
 static_assert(kWidth == kTileRows, "a row group's scores are one vector of rows");
 static_assert(kQueryTile % kTileRows == 0 && kQueryTile % kBlockColumns == 0);
 
@@ -44,10 +50,10 @@ bool tiles_take(const AttentionShape& s) { return s.head_dim % kTileHeadStep == 
 // Offsets of the regions of a thread's scratch.
 struct TileLayout {
   std::size_t queries;   // pack_query_pairs of kQueryTile rows: (rows / 32) x head_dim / 2 x 32 words
-  std::size_t scores;    // S^T of a block, kTileKeys x kQueryTile, then the weights
-  std::size_t weights;   // each row group's P as A, two tiles of 16 x 16 words
-  std::size_t values;    // the block's values paired, kTileKeys / 2 x value_dim words
-  std::size_t keys;      // a block shorter than kTileKeys: its keys, zeros after them
+  std::size_t scores;    // S^T of a block, kMaxBlockKeys x kQueryTile
+  std::size_t weights;   // each row group's P as A: a tile of 16 x 16 words per 32 keys of a block
+  std::size_t values;    // the block's values paired, kMaxBlockKeys / 2 x value_dim words
+  std::size_t keys;      // a block that ends inside a span: its keys, zeros to the span's end
   std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
   std::size_t row_max;   // kQueryTile each: running max, sum, rescale factor and visible keys
   std::size_t row_sum;
@@ -55,6 +61,8 @@ struct TileLayout {
   std::size_t limits;
   std::size_t thread_floats;
 };
+
+std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
 
 TileLayout tile_layout_of(const AttentionShape& s) {
   TileLayout l{};
@@ -65,10 +73,10 @@ TileLayout tile_layout_of(const AttentionShape& s) {
     return start;
   };
   l.queries = region(kQueryTile * s.head_dim / 2);
-  l.scores = region(kTileKeys * kQueryTile);
-  l.weights = region(kQueryTile / kTileRows * 2 * kTileRows * kTileRows);
-  l.values = region(kTileKeys / 2 * s.value_dim);
-  l.keys = region(kTileKeys * s.head_dim / 2);
+  l.scores = region(kMaxBlockKeys * kQueryTile);
+  l.weights = region(larger(kQueryTile / kTileRows * kFlashBlockKeys, kDecodeBlockKeys) / 32 * kWeightTileWords);
+  l.values = region(kMaxBlockKeys / 2 * s.value_dim);
+  l.keys = region(kMaxBlockKeys * s.head_dim / 2);
   l.outputs = region(kQueryTile * s.value_dim);
   l.row_max = region(kQueryTile);
   l.row_sum = region(kQueryTile);
@@ -77,8 +85,6 @@ TileLayout tile_layout_of(const AttentionShape& s) {
   l.thread_floats = at;
   return l;
 }
-
-std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
 
 // The kernels tasks that tiles do not take go to: avx512f's, which widen (every CPU with AMX has
 // AVX-512F, and on the CPUs with AMX so far its vdpbf16ps is slower than the widened FMAs).
@@ -127,7 +133,8 @@ struct TileTask {
   std::size_t value_dim;
   float query_factor;
   float* scores;
-  Pair* weights;                // P of each row group, as accumulate_tiles takes it
+  Pair* weights;                // P of each row group, as accumulate_tiles takes it,
+  std::size_t group_weight_words;  // a block's tiles apart
   const Pair* values;           // the block's values, paired
   float* outputs;               // rows value_dim apart
   float* row_max;
@@ -224,23 +231,25 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
   // even, `first` in the low 16 words, `second` in the high ones, which the interleave pairs lane
   // by lane): 16 pairs of keys of the 16 rows, transposed into A's rows of P.
   const __m512i interleave = interleave_halves();
-  Pair* const weights = t.weights + r0 / kTileRows * 2 * kTileRows * kTileRows;
+  Pair* const weights = t.weights + r0 / kTileRows * t.group_weight_words;
   const auto weight = [&](std::size_t j) {
     return j < keys ? exp2_nonpositive(multiply_add(Floats::load_aligned(scores + j * kQueryTile), factor, -base))
                     : Floats(0.0f);
   };
   Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
-  for (std::size_t half = 0; half < 2; ++half) {
+  // The tiles of the spans accumulate_tiles takes: those with a key.
+  const std::size_t tiles = round_up(keys, kSpanKeys) / 32;
+  for (std::size_t tile = 0; tile < tiles; ++tile) {
     __m512i pairs[16], rows[16];
     for (std::size_t p = 0; p < 16; ++p) {
-      const std::size_t j = 32 * half + 2 * p;
+      const std::size_t j = 32 * tile + 2 * p;
       const Floats first = weight(j), second = weight(j + 1);
       sum[0] += first;
       sum[1] += second;
       pairs[p] = _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(second, first));
     }
     transpose_16x16(pairs, rows);
-    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + (16 * half + r) * 16, rows[r]);
+    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + tile * kWeightTileWords + r * 16, rows[r]);
   }
   multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, sum[0] + sum[1]).store_aligned(t.row_sum + r0);
 }
@@ -249,10 +258,10 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
 // rescale_outputs and accumulate_tiles, in that order. The weights past the block's keys are zeros,
 // and so are the values (pack_block_values).
 
-// S^T of a block's kTileKeys keys `block_keys` (K's rows in place, or a padded copy, zeros past its
-// keys) into the row group's columns of the scores.
-void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys) {
-  float* const scores = t.scores + r0;
+// S^T of the span of 64 keys from `keys` (rows of K, head_dim apart) into the rows from `first`
+// of the row group's columns of the scores.
+void score_span(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
+  float* const scores = t.scores + first * kQueryTile + r0;
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns + r0 % kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
   const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
@@ -263,7 +272,7 @@ void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys) 
   _tile_zero(2);
   _tile_zero(3);
   for (std::size_t d = 0; d < t.head_dim; d += 2 * kTileHeadStep) {
-    const bfloat16* const k = block_keys + d;
+    const bfloat16* const k = keys + d;
     _tile_loadd(5, queries + d / 2 * kBlockColumns, kQueryStride);
     _tile_loadd(4, k, key_stride);
     _tile_dpbf16ps(0, 4, 5);
@@ -291,6 +300,13 @@ void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys) 
   _tile_stored(3, scores + 48 * kQueryTile, kScoreStride);
 }
 
+// S^T of a block's `keys` keys `block_keys` (K's rows in place, or a padded copy, zeros to the end
+// of its last span) into the row group's columns of the scores, a span at a time.
+void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys, std::size_t keys) {
+  for (std::size_t span = 0; span * kSpanKeys < keys; ++span)
+    score_span(t, r0, block_keys + span * kSpanKeys * t.head_dim, span * kSpanKeys);
+}
+
 // The rows' earlier outputs shrink where the block moved a row's base (a factor below 1).
 void rescale_outputs(const TileTask& t, std::size_t r0) {
   float* const outputs = t.outputs + r0 * t.value_dim;
@@ -306,26 +322,26 @@ void rescale_outputs(const TileTask& t, std::size_t r0) {
   }
 }
 
-// O += P V, 16 columns a tile: P in tiles 4 (keys 0-31) and 5 (32-63), values in 2 and 3 (6 and 7
-// for the odd tiles of columns), outputs in 0 and 1.
-void accumulate_tiles(const TileTask& t, std::size_t r0) {
+// accumulate_tiles' span: its two tiles of P `weights` (its keys 0-31 and 32-63, in tiles 4 and
+// 5) and its values paired `values` (32 rows of value_dim words, in tiles 2 and 3, or 6 and 7 for
+// the odd tiles of columns), the outputs 16 columns a tile in tiles 0 and 1.
+void accumulate_span(const TileTask& t, std::size_t r0, const Pair* weights, const Pair* values) {
   float* const outputs = t.outputs + r0 * t.value_dim;
-  const Pair* const weights = t.weights + r0 / kTileRows * 2 * kTileRows * kTileRows;
   const std::size_t output_stride = t.value_dim * sizeof(float);
   const std::size_t value_stride = t.value_dim * sizeof(Pair);
-  const Pair* const second_values = t.values + 16 * t.value_dim;
+  const Pair* const second_values = values + 16 * t.value_dim;
   _tile_loadd(4, weights, 64);
-  _tile_loadd(5, weights + kTileRows * kTileRows, 64);
+  _tile_loadd(5, weights + kWeightTileWords, 64);
   for (std::size_t c = 0; c < t.value_dim; c += 2 * kTileRows) {
     _tile_loadd(0, outputs + c, output_stride);
-    _tile_loadd(2, t.values + c, value_stride);
+    _tile_loadd(2, values + c, value_stride);
     _tile_loadd(3, second_values + c, value_stride);
     _tile_dpbf16ps(0, 4, 2);
     _tile_dpbf16ps(0, 5, 3);
     _tile_stored(0, outputs + c, output_stride);
     if (c + kTileRows == t.value_dim) break;
     _tile_loadd(1, outputs + c + kTileRows, output_stride);
-    _tile_loadd(6, t.values + c + kTileRows, value_stride);
+    _tile_loadd(6, values + c + kTileRows, value_stride);
     _tile_loadd(7, second_values + c + kTileRows, value_stride);
     _tile_dpbf16ps(1, 4, 6);
     _tile_dpbf16ps(1, 5, 7);
@@ -333,22 +349,29 @@ void accumulate_tiles(const TileTask& t, std::size_t r0) {
   }
 }
 
-// The keys of a block for step_block: K's rows in place when the block is whole, else copied
-// into `copy` with zeros after them, so that no tile reads past the block's last key.
+// O += P V over the spans of a block's `keys` keys.
+void accumulate_tiles(const TileTask& t, std::size_t r0, std::size_t keys) {
+  for (std::size_t span = 0; span * kSpanKeys < keys; ++span)
+    accumulate_span(t, r0, t.weights + r0 / kTileRows * t.group_weight_words + span * 2 * kWeightTileWords,
+                    t.values + span * kSpanKeys / 2 * t.value_dim);
+}
+
+// The keys of a block for score_tiles: K's rows in place when the block ends with a whole span,
+// else copied into `copy` with zeros to the end of the span, so that no tile reads past the block.
 const bfloat16* block_keys(const bfloat16* k, std::size_t key0, std::size_t keys, std::size_t head_dim,
                            bfloat16* copy) {
-  if (keys == kTileKeys) return k + key0 * head_dim;
+  if (keys % kSpanKeys == 0) return k + key0 * head_dim;
   __builtin_memcpy(copy, k + key0 * head_dim, keys * head_dim * sizeof(bfloat16));
-  __builtin_memset(copy + keys * head_dim, 0, (kTileKeys - keys) * head_dim * sizeof(bfloat16));
+  __builtin_memset(copy + keys * head_dim, 0, (round_up(keys, kSpanKeys) - keys) * head_dim * sizeof(bfloat16));
   return copy;
 }
 
-// The values of a block paired for step_block, zeros past `keys` (their weights are zero, and a
-// non-finite value times zero would not be).
+// The values of a block paired for accumulate_tiles, zeros to the end of its last span (their
+// weights are zero, and a non-finite value times zero would not be).
 void pack_block_values(const bfloat16* v, std::size_t key0, std::size_t keys, std::size_t value_dim, Pair* values) {
   pack_value_pairs(v + key0 * value_dim, keys, value_dim, value_dim, values);
   const std::size_t packed = (keys + 1) / 2 * value_dim;
-  __builtin_memset(values + packed, 0, (kTileKeys / 2 * value_dim - packed) * sizeof(Pair));
+  __builtin_memset(values + packed, 0, (round_up(keys, kSpanKeys) / 2 * value_dim - packed) * sizeof(Pair));
 }
 
 void clear_rows(std::size_t rows, std::size_t value_dim, float* row_max, float* row_sum, float* outputs) {
@@ -403,6 +426,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
                    .query_factor = call.query_factor,
                    .scores = w.at(w.l.scores),
                    .weights = w.pairs_at(w.l.weights),
+                   .group_weight_words = kFlashBlockKeys / 32 * kWeightTileWords,
                    .values = w.pairs_at(w.l.values),
                    .outputs = outputs,
                    .row_max = row_max,
@@ -413,11 +437,11 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
   const auto group_end = [&](std::size_t g) { return static_cast<std::size_t>(limits[g * kTileRows + kTileRows - 1]); };
   const std::size_t keys_end = group_end(row_groups - 1);
   auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
-  for (std::size_t key0 = 0; key0 < keys_end; key0 += kTileKeys) {
-    const std::size_t keys = smaller(kTileKeys, s.seq_k - key0);
+  for (std::size_t key0 = 0; key0 < keys_end; key0 += kFlashBlockKeys) {
+    const std::size_t keys = smaller(kFlashBlockKeys, s.seq_k - key0);
     const bfloat16* const keys_of_block = block_keys(k, key0, keys, s.head_dim, key_copy);
     pack_block_values(v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
-    const std::size_t ahead = key0 + kTileAheadKeys;
+    const std::size_t ahead = key0 + 2 * kFlashBlockKeys;
     const Ahead next{.keys = reinterpret_cast<const char*>(k + ahead * s.head_dim),
                      .values = reinterpret_cast<const char*>(v + ahead * s.value_dim),
                      .keys_ahead = ahead < keys_end ? smaller(keys, keys_end - ahead) : 0,
@@ -431,13 +455,13 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
       while (group_end(g) <= key0) ++g;
       return g;
     }();
-    for (std::size_t g = first_group; g < row_groups; ++g) score_tiles(t, g * kTileRows, keys_of_block);
+    for (std::size_t g = first_group; g < row_groups; ++g) score_tiles(t, g * kTileRows, keys_of_block, keys);
     for (std::size_t g = first_group; g < row_groups; ++g) {
       weigh_block(t, g * kTileRows, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
                   g == first_group ? next : Ahead{});
       rescale_outputs(t, g * kTileRows);
     }
-    for (std::size_t g = first_group; g < row_groups; ++g) accumulate_tiles(t, g * kTileRows);
+    for (std::size_t g = first_group; g < row_groups; ++g) accumulate_tiles(t, g * kTileRows, keys);
   }
 
   // Each row divided by its sum; zeros for a row that saw no key (sum 0), whatever its outputs.
@@ -486,6 +510,7 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
                    .query_factor = call.query_factor,
                    .scores = w.at(w.l.scores),
                    .weights = w.pairs_at(w.l.weights),
+                   .group_weight_words = kDecodeBlockKeys / 32 * kWeightTileWords,
                    .values = w.pairs_at(w.l.values),
                    .outputs = outputs,
                    .row_max = row_max,
@@ -493,19 +518,19 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
                    .rescale = w.at(w.l.rescale),
                    .limits = limits};
   auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
-  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kTileKeys) {
-    const std::size_t keys = smaller(kTileKeys, task.key_end - key0);
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeBlockKeys) {
+    const std::size_t keys = smaller(kDecodeBlockKeys, task.key_end - key0);
     pack_block_values(inputs.v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
-    const std::size_t ahead = key0 + kTileAheadKeys;
+    const std::size_t ahead = key0 + kDecodeBlockKeys;
     const Ahead next{.keys = reinterpret_cast<const char*>(inputs.k + ahead * s.head_dim),
                      .values = reinterpret_cast<const char*>(inputs.v + ahead * s.value_dim),
                      .keys_ahead = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0,
                      .key_bytes = s.head_dim * sizeof(bfloat16),
                      .value_bytes = s.value_dim * sizeof(bfloat16)};
-    score_tiles(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy));
+    score_tiles(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy), keys);
     weigh_block(t, 0, key0, keys, call.mask != nullptr ? mask_rows : nullptr, next);
     rescale_outputs(t, 0);
-    accumulate_tiles(t, 0);
+    accumulate_tiles(t, 0, keys);
   }
   for (std::size_t r = 0; r < task.rows; ++r) {
     task.row_max[r] = row_max[r];
