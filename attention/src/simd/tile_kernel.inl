@@ -307,6 +307,38 @@ void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys, 
     score_span(t, r0, block_keys + span * kSpanKeys * t.head_dim, span * kSpanKeys);
 }
 
+// score_span for the two row groups from r0 (a multiple of 32, so that both lie in one group of
+// pack_query_pairs), 32 keys at a time: each tile of keys (4, 6) serves both groups' queries (5, 7).
+void score_span_pair(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
+  const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns;
+  constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
+  constexpr std::size_t kScoreStride = kQueryTile * sizeof(float);
+  const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
+  for (std::size_t half = 0; half < 2; ++half) {
+    const bfloat16* const half_keys = keys + 32 * half * t.head_dim;
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (std::size_t d = 0; d < t.head_dim; d += kTileHeadStep) {
+      const Pair* const q = queries + d / 2 * kBlockColumns;
+      _tile_loadd(5, q, kQueryStride);
+      _tile_loadd(4, half_keys + d, key_stride);
+      _tile_dpbf16ps(0, 4, 5);
+      _tile_loadd(6, half_keys + d + 16 * t.head_dim, key_stride);
+      _tile_dpbf16ps(1, 6, 5);
+      _tile_loadd(7, q + kTileRows, kQueryStride);
+      _tile_dpbf16ps(2, 4, 7);
+      _tile_dpbf16ps(3, 6, 7);
+    }
+    float* const scores = t.scores + (first + 32 * half) * kQueryTile + r0;
+    _tile_stored(0, scores, kScoreStride);
+    _tile_stored(1, scores + 16 * kQueryTile, kScoreStride);
+    _tile_stored(2, scores + kTileRows, kScoreStride);
+    _tile_stored(3, scores + 16 * kQueryTile + kTileRows, kScoreStride);
+  }
+}
+
 // The rows' earlier outputs shrink where the block moved a row's base (a factor below 1).
 void rescale_outputs(const TileTask& t, std::size_t r0) {
   float* const outputs = t.outputs + r0 * t.value_dim;
@@ -346,6 +378,34 @@ void accumulate_span(const TileTask& t, std::size_t r0, const Pair* weights, con
     _tile_dpbf16ps(1, 4, 6);
     _tile_dpbf16ps(1, 5, 7);
     _tile_stored(1, outputs + c + kTileRows, output_stride);
+  }
+}
+
+// accumulate_span for the two row groups from r0, each tile of values (2, 3) serving both groups'
+// weights (4 and 5, 6 and 7), their outputs in tiles 0 and 1.
+void accumulate_span_pair(const TileTask& t, std::size_t r0, std::size_t span) {
+  const std::size_t output_stride = t.value_dim * sizeof(float);
+  const std::size_t value_stride = t.value_dim * sizeof(Pair);
+  const Pair* const values = t.values + span * kSpanKeys / 2 * t.value_dim;
+  const Pair* const second_values = values + 16 * t.value_dim;
+  const Pair* const weights = t.weights + r0 / kTileRows * t.group_weight_words + span * 2 * kWeightTileWords;
+  _tile_loadd(4, weights, 64);
+  _tile_loadd(5, weights + kWeightTileWords, 64);
+  _tile_loadd(6, weights + t.group_weight_words, 64);
+  _tile_loadd(7, weights + t.group_weight_words + kWeightTileWords, 64);
+  float* const outputs = t.outputs + r0 * t.value_dim;
+  float* const next_outputs = outputs + kTileRows * t.value_dim;
+  for (std::size_t c = 0; c < t.value_dim; c += kTileRows) {
+    _tile_loadd(0, outputs + c, output_stride);
+    _tile_loadd(1, next_outputs + c, output_stride);
+    _tile_loadd(2, values + c, value_stride);
+    _tile_dpbf16ps(0, 4, 2);
+    _tile_dpbf16ps(1, 6, 2);
+    _tile_loadd(3, second_values + c, value_stride);
+    _tile_dpbf16ps(0, 5, 3);
+    _tile_dpbf16ps(1, 7, 3);
+    _tile_stored(0, outputs + c, output_stride);
+    _tile_stored(1, next_outputs + c, output_stride);
   }
 }
 
@@ -455,13 +515,29 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
       while (group_end(g) <= key0) ++g;
       return g;
     }();
-    for (std::size_t g = first_group; g < row_groups; ++g) score_tiles(t, g * kTileRows, keys_of_block, keys);
+    // Row groups in pairs where they are whole pairs of a group of pack_query_pairs.
+    const auto paired = [&](std::size_t g) { return g % 2 == 0 && g + 1 < row_groups; };
+    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1)
+      for (std::size_t span = 0; span * kSpanKeys < keys; ++span) {
+        const bfloat16* const span_keys = keys_of_block + span * kSpanKeys * s.head_dim;
+        if (paired(g))
+          score_span_pair(t, g * kTileRows, span_keys, span * kSpanKeys);
+        else
+          score_span(t, g * kTileRows, span_keys, span * kSpanKeys);
+      }
     for (std::size_t g = first_group; g < row_groups; ++g) {
       weigh_block(t, g * kTileRows, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
                   g == first_group ? next : Ahead{});
       rescale_outputs(t, g * kTileRows);
     }
-    for (std::size_t g = first_group; g < row_groups; ++g) accumulate_tiles(t, g * kTileRows, keys);
+    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1)
+      for (std::size_t span = 0; span * kSpanKeys < keys; ++span) {
+        if (paired(g))
+          accumulate_span_pair(t, g * kTileRows, span);
+        else
+          accumulate_span(t, g * kTileRows, t.weights + g * t.group_weight_words + span * 2 * kWeightTileWords,
+                          t.values + span * kSpanKeys / 2 * t.value_dim);
+      }
   }
 
   // Each row divided by its sum; zeros for a row that saw no key (sum 0), whatever its outputs.
