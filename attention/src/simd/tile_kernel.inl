@@ -193,9 +193,55 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     score.store_aligned(row);
     return score;
   };
+  // Weights exp2(factor x score - base), at most 2^kLazyRange (exp2_nonpositive's steps hold for
+  // powers up to 127), summed, and rounded to bfloat16 in pairs of keys (vcvtne2ps2bf16 rounds to
+  // nearest even, `first` in the low 16 words, `second` in the high ones, which the interleave
+  // pairs lane by lane): 16 pairs of keys of the 16 rows, transposed into A's rows of P. Only the
+  // tiles of the spans accumulate_tiles takes: those with a key. Returns their sum; `highest`
+  // (if not null) receives the largest score seen.
+  const __m512i interleave = interleave_halves();
+  Pair* const weights = t.weights + r0 / kTileRows * t.group_weight_words;
+  const auto write_weights = [&](Floats factor, Floats base, Floats* highest) {
+    const auto weight = [&](std::size_t j) {
+      if (j >= keys) return Floats(0.0f);
+      const Floats score = Floats::load_aligned(scores + j * kQueryTile);
+      if (highest != nullptr) *highest = xsimd::max(*highest, score);
+      return exp2_nonpositive(multiply_add(score, factor, -base));
+    };
+    Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
+    const std::size_t tiles = round_up(keys, kSpanKeys) / 32;
+    for (std::size_t tile = 0; tile < tiles; ++tile) {
+      __m512i pairs[16], rows[16];
+      for (std::size_t p = 0; p < 16; ++p) {
+        const std::size_t j = 32 * tile + 2 * p;
+        ahead.prefetch(j / 2);
+        const Floats first = weight(j), second = weight(j + 1);
+        sum[0] += first;
+        sum[1] += second;
+        pairs[p] = _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(second, first));
+      }
+      transpose_16x16(pairs, rows);
+      for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + tile * kWeightTileWords + r * 16, rows[r]);
+    }
+    return sum[0] + sum[1];
+  };
+
   // The scores stay unscaled, and the scale (positive) goes into the weights' exponents, except
   // with a mask, which adds to scaled scores.
   Floats factor(t.query_factor);
+  const Floats old_base = Floats::load_aligned(t.row_max + r0);
+  const bool whole = masks == nullptr && _mm512_reduce_min_ps(limits) >= static_cast<float>(key0 + keys);
+  if (whole && !xsimd::any(old_base == Floats(kMinusInfinity))) {
+    // Every row sees every key of the block (all of a non-causal call's blocks) and has a base:
+    // weighed against it at once, and again below only where a score passes it by kLazyRange.
+    Floats highest(kMinusInfinity);
+    const Floats sum = write_weights(factor, old_base, &highest);
+    if (!xsimd::any(highest * factor > old_base + Floats(kLazyRange))) {
+      (Floats::load_aligned(t.row_sum + r0) + sum).store_aligned(t.row_sum + r0);
+      Floats(1.0f).store_aligned(t.rescale + r0);
+      return;
+    }
+  }
   Floats highest;
   if (masks != nullptr) {
     fold_max([&](float* row, std::size_t j) {
@@ -209,8 +255,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     }
     highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); });
     factor = Floats(1.0f);
-  } else if (_mm512_reduce_min_ps(limits) >= static_cast<float>(key0 + keys)) {
-    // Every row sees every key of the block (all of a non-causal call's blocks).
+  } else if (whole) {
     highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); }) * factor;
   } else {
     highest = fold_max(limited) * factor;
@@ -218,40 +263,14 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
 
   // A row's base moves to its new max where that passes it by more than kLazyRange, or where
   // the row had seen no key; a row whose keys have all been masked so far keeps -inf and uses 0.
-  const Floats old_base = Floats::load_aligned(t.row_max + r0);
   const auto moves = (highest > old_base + Floats(kLazyRange)) | (old_base == Floats(kMinusInfinity));
   const Floats new_base = xsimd::select(moves, xsimd::max(old_base, highest), old_base);
   const Floats base = xsimd::select(new_base == Floats(kMinusInfinity), Floats(0.0f), new_base);
   const Floats rescale = xsimd::select(moves, exp2_nonpositive(old_base - base), Floats(1.0f));
   new_base.store_aligned(t.row_max + r0);
   rescale.store_aligned(t.rescale + r0);
-
-  // Weights exp2(score - base), at most 2^kLazyRange (exp2_nonpositive's steps hold for powers up
-  // to 127), summed, and rounded to bfloat16 in pairs of keys (vcvtne2ps2bf16 rounds to nearest
-  // even, `first` in the low 16 words, `second` in the high ones, which the interleave pairs lane
-  // by lane): 16 pairs of keys of the 16 rows, transposed into A's rows of P.
-  const __m512i interleave = interleave_halves();
-  Pair* const weights = t.weights + r0 / kTileRows * t.group_weight_words;
-  const auto weight = [&](std::size_t j) {
-    return j < keys ? exp2_nonpositive(multiply_add(Floats::load_aligned(scores + j * kQueryTile), factor, -base))
-                    : Floats(0.0f);
-  };
-  Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
-  // The tiles of the spans accumulate_tiles takes: those with a key.
-  const std::size_t tiles = round_up(keys, kSpanKeys) / 32;
-  for (std::size_t tile = 0; tile < tiles; ++tile) {
-    __m512i pairs[16], rows[16];
-    for (std::size_t p = 0; p < 16; ++p) {
-      const std::size_t j = 32 * tile + 2 * p;
-      const Floats first = weight(j), second = weight(j + 1);
-      sum[0] += first;
-      sum[1] += second;
-      pairs[p] = _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(second, first));
-    }
-    transpose_16x16(pairs, rows);
-    for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + tile * kWeightTileWords + r * 16, rows[r]);
-  }
-  multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, sum[0] + sum[1]).store_aligned(t.row_sum + r0);
+  multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, write_weights(factor, base, nullptr))
+      .store_aligned(t.row_sum + r0);
 }
 
 // A block's steps for the row group of the 16 rows from r0: score_tiles, weigh_block,
