@@ -180,7 +180,6 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     Floats block_max[kChains];
     for (Floats& m : block_max) m = Floats(kMinusInfinity);
     for (std::size_t j = 0; j < keys; ++j) {
-      ahead.prefetch(j);
       block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * kQueryTile, j));
     }
     Floats highest = block_max[0];
@@ -214,7 +213,8 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
       __m512i pairs[16], rows[16];
       for (std::size_t p = 0; p < 16; ++p) {
         const std::size_t j = 32 * tile + 2 * p;
-        ahead.prefetch(j / 2);
+        ahead.prefetch(j);
+        ahead.prefetch(j + 1);
         const Floats first = weight(j), second = weight(j + 1);
         sum[0] += first;
         sum[1] += second;
