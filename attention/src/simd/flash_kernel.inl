@@ -551,8 +551,23 @@ void pack_weight_pairs(const float* weights, std::size_t keys, Pair* pairs) {
 void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t value_dim, std::size_t columns,
                       Pair* pairs) {
   const __m512i interleave = interleave_halves();
+  // vpermt2w's indices for 32 columns of two rows at once: word 2i of the first 16 pairs is the
+  // first row's column i, word 2i + 1 the second row's (index 32 + i); the last 16 pairs, i + 16.
+  alignas(64) std::uint16_t index[2][32];
+  for (std::uint16_t i = 0; i < 32; ++i) {
+    index[0][i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2);
+    index[1][i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2 + 16);
+  }
+  const __m512i low = _mm512_load_si512(index[0]), high = _mm512_load_si512(index[1]);
   for (std::size_t j = 0; j < keys; j += 2, values += 2 * value_dim, pairs += columns) {
-    for (std::size_t c = 0; c < columns; c += kWidth) {
+    std::size_t c = 0;
+    if (j + 1 < keys)
+      for (; c + 2 * kWidth <= value_dim; c += 2 * kWidth) {
+        const __m512i first = _mm512_loadu_si512(values + c), second = _mm512_loadu_si512(values + value_dim + c);
+        _mm512_store_si512(pairs + c, _mm512_permutex2var_epi16(first, low, second));
+        _mm512_store_si512(pairs + c + kWidth, _mm512_permutex2var_epi16(first, high, second));
+      }
+    for (; c < columns; c += kWidth) {
       const __mmask16 present = value_dim - c >= kWidth ? __mmask16(0xffff) : __mmask16((1u << (value_dim - c)) - 1);
       const __m256i first = _mm256_maskz_loadu_epi16(present, values + c);
       const __m256i second = j + 1 < keys ? _mm256_maskz_loadu_epi16(present, values + value_dim + c)
