@@ -3,6 +3,8 @@
 //   ATTENTION_SIMD_NAMESPACE   the namespace its kFlashKernels lives in
 //   ATTENTION_SIMD_BLOCK_ROWS  rows of a register block (see kBlockRows)
 //   ATTENTION_SIMD_KEY_TILE    keys per tile (see kKeyTile)
+//   ATTENTION_SIMD_TILES       (amxbf16 only) the bfloat16 table is tile_kernel.inl's, and the
+//                              product probe takes AMX tiles
 // and compiled with that ISA's flags. Everything here has internal linkage or an ISA-specific
 // name, and no standard-library inline function is used, so no function compiled for a wider
 // ISA can be chosen by the linker for code that runs on a narrower one.
@@ -859,7 +861,7 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
 // The amxbf16 level's table is tile_kernel.inl's.
-#if defined(__AMX_BF16__)
+#if defined(ATTENTION_SIMD_TILES)
 #elif defined(__AVX512BF16__)
 const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::bfloat16_pairs>,
                                             attend<Products::bfloat16_pairs>, kDecodeTaskRows,

@@ -5,5 +5,6 @@
 #define ATTENTION_SIMD_NAMESPACE amxbf16
 #define ATTENTION_SIMD_BLOCK_ROWS 12
 #define ATTENTION_SIMD_KEY_TILE 48
+#define ATTENTION_SIMD_TILES
 #include "flash_kernel.inl"
 #include "tile_kernel.inl"

@@ -15,7 +15,7 @@ namespace {
 // loop's own instructions and still fit AVX2's 16 vector registers beside the two operands.
 constexpr std::size_t kProductChains = 12;
 
-#if defined(__AMX_BF16__)
+#if defined(ATTENTION_SIMD_TILES)
 // With AMX tiles, a round is a tdpbf16ps on each of four tile accumulators (0 to 3), 16 x 16 lanes
 // of 32 products each, from tiles 4 to 7: the most a core's tile unit takes in flight.
 constexpr std::size_t kTileChains = 4;
