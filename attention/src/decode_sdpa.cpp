@@ -127,7 +127,8 @@ void run_decode(const Kernels& kernels, const BasicAttentionProblem<Element>& pr
 
   // Each row's splits combined: with M the largest of their maxima, the row is
   // sum(outputs_i * exp2(max_i - M)) / sum(sum_i * exp2(max_i - M)), exactly the softmax over all
-  // its keys. A row that saw no key has sum 0 and is zeros; a NaN in any split's sum or output
+  // its keys. (The AMX kernels keep a base at most 8 below the max instead, their sums and outputs
+  // relative to it: the same formula holds for any base.) A row that saw no key has sum 0 and is zeros; a NaN in any split's sum or output
   // (from a NaN or +inf score) makes the row NaN.
   const std::size_t group_heads = s.heads / s.kv_heads;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.kv_heads * p.group_rows),

@@ -39,6 +39,7 @@ constexpr std::size_t kTileRows = 16;
 constexpr std::size_t kFlashBlockKeys = 64;
 constexpr std::size_t kDecodeBlockKeys = 256;
 constexpr std::size_t kMaxBlockKeys = 256;
+static_assert(kFlashBlockKeys <= kMaxBlockKeys && kDecodeBlockKeys <= kMaxBlockKeys);
 constexpr std::size_t kSpanKeys = 64;
 constexpr std::size_t kWeightTileWords = kTileRows * kTileRows;  // one tile of P: 16 rows x 16 pairs
 constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
@@ -55,7 +56,7 @@ struct TileLayout {
   std::size_t values;    // the block's values paired, kMaxBlockKeys / 2 x value_dim words
   std::size_t keys;      // a block that ends inside a span: its keys, zeros to the span's end
   std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
-  std::size_t row_max;   // kQueryTile each: running max, sum, rescale factor and visible keys
+  std::size_t row_max;   // kQueryTile each: base (weigh_block), sum, rescale factor, visible keys
   std::size_t row_sum;
   std::size_t rescale;
   std::size_t limits;
@@ -134,18 +135,19 @@ struct TileTask {
   float query_factor;
   float* scores;
   Pair* weights;                // P of each row group, as accumulate_tiles takes it,
-  std::size_t group_weight_words;  // a block's tiles apart
+  std::size_t group_weight_words;  // one block's tiles of P apart
   const Pair* values;           // the block's values, paired
   float* outputs;               // rows value_dim apart
-  float* row_max;
+  float* row_max;               // per row, its base
   float* row_sum;
   float* rescale;
   const float* limits;          // per row, its visible keys (a count from key 0)
 };
 
 // Keys and values a block or more ahead of the one being computed, prefetched into L2 a key at a
-// time, spread over the block's arithmetic: a task streams K and V, and the tiles' loads of K's
-// rows, a line of each of 16 keys, are not a pattern the hardware prefetchers follow.
+// time while a row group of the block is weighed (flash's first, decoding's only one): a task
+// streams K and V, and the tiles' loads of K's rows, a line of each of 16 keys, are not a pattern
+// the hardware prefetchers follow.
 struct Ahead {
   const char* keys = nullptr;  // nullptr: nothing to prefetch
   const char* values = nullptr;
@@ -168,10 +170,10 @@ constexpr float kLazyRange = 8.0f;
 // The online softmax step of a row group over a block, as update_softmax with two differences:
 // the base of each row (kept in row_max, where the other kernels keep the max) moves only when a
 // score passes it by more than kLazyRange, and the weights go straight to P's layout as A, without
-// a pass of their own. Scores are scaled and masked first: -inf from each row's limit (key j of
-// the block is past row r's iff key0 + j >= limit[r]), plus the float mask where there is one.
-// Weights past `keys` are zero. rescale receives each row's factor exp2(old base - new base):
-// exactly 1 where the base stayed.
+// a pass of their own. Scores are masked first where a row's limit falls in the block: -inf from
+// the limit (key j of the block is past row r's iff key0 + j >= limit[r]); with a float mask, they
+// are scaled and the mask added. Weights past `keys` are zero. rescale receives each row's factor
+// exp2(old base - new base): exactly 1 where the base stayed.
 void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_t keys, const float* const* masks,
                  const Ahead& ahead) {
   float* const scores = t.scores + r0;
@@ -273,9 +275,9 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
       .store_aligned(t.row_sum + r0);
 }
 
-// A block's steps for the row group of the 16 rows from r0: score_tiles, weigh_block,
-// rescale_outputs and accumulate_tiles, in that order. The weights past the block's keys are zeros,
-// and so are the values (pack_block_values).
+// A block's steps for a row group: its scores (score_tiles, or score_span_pair for two row groups),
+// weigh_block, rescale_outputs, and P V (accumulate_tiles, or accumulate_span_pair), in that
+// order. The weights past the block's keys are zeros, and so are the values (pack_block_values).
 
 // S^T of the span of 64 keys from `keys` (rows of K, head_dim apart) into the rows from `first`
 // of the row group's columns of the scores.
@@ -536,27 +538,26 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
     }();
     // Row groups in pairs where they are whole pairs of a group of pack_query_pairs.
     const auto paired = [&](std::size_t g) { return g % 2 == 0 && g + 1 < row_groups; };
-    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1)
-      for (std::size_t span = 0; span * kSpanKeys < keys; ++span) {
-        const bfloat16* const span_keys = keys_of_block + span * kSpanKeys * s.head_dim;
-        if (paired(g))
-          score_span_pair(t, g * kTileRows, span_keys, span * kSpanKeys);
-        else
-          score_span(t, g * kTileRows, span_keys, span * kSpanKeys);
+    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1) {
+      if (!paired(g)) {
+        score_tiles(t, g * kTileRows, keys_of_block, keys);
+        continue;
       }
+      for (std::size_t span = 0; span * kSpanKeys < keys; ++span)
+        score_span_pair(t, g * kTileRows, keys_of_block + span * kSpanKeys * s.head_dim, span * kSpanKeys);
+    }
     for (std::size_t g = first_group; g < row_groups; ++g) {
       weigh_block(t, g * kTileRows, key0, keys, call.mask != nullptr ? mask_rows + g * kTileRows : nullptr,
                   g == first_group ? next : Ahead{});
       rescale_outputs(t, g * kTileRows);
     }
-    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1)
-      for (std::size_t span = 0; span * kSpanKeys < keys; ++span) {
-        if (paired(g))
-          accumulate_span_pair(t, g * kTileRows, span);
-        else
-          accumulate_span(t, g * kTileRows, t.weights + g * t.group_weight_words + span * 2 * kWeightTileWords,
-                          t.values + span * kSpanKeys / 2 * t.value_dim);
+    for (std::size_t g = first_group; g < row_groups; g += paired(g) ? 2 : 1) {
+      if (!paired(g)) {
+        accumulate_tiles(t, g * kTileRows, keys);
+        continue;
       }
+      for (std::size_t span = 0; span * kSpanKeys < keys; ++span) accumulate_span_pair(t, g * kTileRows, span);
+    }
   }
 
   // Each row divided by its sum; zeros for a row that saw no key (sum 0), whatever its outputs.
@@ -572,8 +573,9 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
   }
 }
 
-// A Flash-Decoding task (see decode_kernel.inl) on tiles: its rows, at most one row group, over
-// its keys; the partial result is the unnormalised outputs, as the other kernels leave it.
+// A Flash-Decoding task (see decode_kernel.inl) on tiles: its rows, one row group, over its keys;
+// the partial result is the unnormalised outputs, as the other kernels leave it, relative to the
+// rows' bases, which decode_sdpa combines as the other kernels' maxima.
 void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scratch) {
   const AttentionShape& s = call.shape;
   // Fewer rows than a tile (one query of a group of four heads) would pay a whole tile's products
@@ -591,11 +593,11 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
   float* const row_sum = w.at(w.l.row_sum);
   float* const limits = w.at(w.l.limits);
   clear_rows(kTileRows, s.value_dim, row_max, row_sum, outputs);
-  // A row's query: the rows' queries repeat from head to head. Rows past the task's see nothing.
+  // Row r's query: the rows' queries repeat from head to head.
   const float* mask_rows[kTileRows];
   for (std::size_t r = 0; r < kTileRows; ++r) {
-    const std::size_t i = (task.first_row + smaller(r, task.rows - 1)) % s.seq_q;
-    limits[r] = r < task.rows ? static_cast<float>(visible_keys(call.window, i)) : 0.0f;
+    const std::size_t i = (task.first_row + r) % s.seq_q;
+    limits[r] = static_cast<float>(visible_keys(call.window, i));
     mask_rows[r] = call.mask != nullptr ? call.mask + i * s.seq_k : nullptr;
   }
   const TileTask t{.queries = w.pairs_at(w.l.queries),
