@@ -86,7 +86,6 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
     at += round_up(floats, kAlignFloats);
     return start;
   };
-  const auto larger = [](std::size_t a, std::size_t b) { return a > b ? a : b; };
   l.queries = region(larger(kDecodeTaskRows * l.head_columns, kQueryTile * s.head_dim));
   l.scores = region(larger(kDecodeTaskRows * kDecodeKeyBlock, kKeyTile * kQueryTile));
   l.outputs = region(kQueryTile * l.value_columns);

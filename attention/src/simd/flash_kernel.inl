@@ -77,6 +77,7 @@ inline Floats multiply_add(Floats a, Floats b, Floats c) {
 
 constexpr std::size_t gcd(std::size_t a, std::size_t b) { return b == 0 ? a : gcd(b, a % b); }
 constexpr std::size_t smaller(std::size_t a, std::size_t b) { return a < b ? a : b; }
+constexpr std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
 constexpr std::size_t round_up(std::size_t n, std::size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 // Query rows are split both into groups of kBlockColumns (scores) and blocks of kBlockRows
@@ -547,20 +548,29 @@ void pack_weight_pairs(const float* weights, std::size_t keys, Pair* pairs) {
   }
 }
 
+// vpermt2w's indices that pair two rows' 32 columns: word 2i of `low` takes the first row's column
+// i, word 2i + 1 the second row's (index 32 + i); `high` the same for columns i + 16.
+struct RowPairIndices {
+  alignas(64) std::uint16_t low[32];
+  alignas(64) std::uint16_t high[32];
+};
+constexpr RowPairIndices row_pair_indices() {
+  RowPairIndices indices{};
+  for (std::uint16_t i = 0; i < 32; ++i) {
+    indices.low[i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2);
+    indices.high[i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2 + 16);
+  }
+  return indices;
+}
+constexpr RowPairIndices kRowPairIndices = row_pair_indices();
+
 // A key tile of V (`keys` rows of value_dim) packed as pairs of keys: pairs[(j / 2) * columns +
 // c] = (v[j][c], v[j + 1][c]), zero past value_dim (to `columns`, a multiple of kWidth) and in the
 // high halves of the last pair when `keys` is odd.
 void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t value_dim, std::size_t columns,
                       Pair* pairs) {
   const __m512i interleave = interleave_halves();
-  // vpermt2w's indices for 32 columns of two rows at once: word 2i of the first 16 pairs is the
-  // first row's column i, word 2i + 1 the second row's (index 32 + i); the last 16 pairs, i + 16.
-  alignas(64) std::uint16_t index[2][32];
-  for (std::uint16_t i = 0; i < 32; ++i) {
-    index[0][i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2);
-    index[1][i] = static_cast<std::uint16_t>(i % 2 * 32 + i / 2 + 16);
-  }
-  const __m512i low = _mm512_load_si512(index[0]), high = _mm512_load_si512(index[1]);
+  const __m512i low = _mm512_load_si512(kRowPairIndices.low), high = _mm512_load_si512(kRowPairIndices.high);
   for (std::size_t j = 0; j < keys; j += 2, values += 2 * value_dim, pairs += columns) {
     std::size_t c = 0;
     if (j + 1 < keys)

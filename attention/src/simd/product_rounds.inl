@@ -17,7 +17,7 @@ constexpr std::size_t kProductChains = 12;
 
 #if defined(ATTENTION_SIMD_TILES)
 // With AMX tiles, a round is a tdpbf16ps on each of four tile accumulators (0 to 3), 16 x 16 lanes
-// of 32 products each, from tiles 4 to 7: the most a core's tile unit takes in flight.
+// of 32 products each, from tiles 4 to 7: four independent chains, as the kernels' scores keep.
 constexpr std::size_t kTileChains = 4;
 
 std::uint64_t products_per_round() { return kTileChains * 16 * 16 * 32; }

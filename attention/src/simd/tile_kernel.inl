@@ -63,8 +63,6 @@ struct TileLayout {
   std::size_t thread_floats;
 };
 
-std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
-
 TileLayout tile_layout_of(const AttentionShape& s) {
   TileLayout l{};
   std::size_t at = 0;
