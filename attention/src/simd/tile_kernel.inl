@@ -466,7 +466,36 @@ struct TileScratch {
   float* scratch;
   float* at(std::size_t offset) const { return scratch + offset; }
   Pair* pairs_at(std::size_t offset) const { return reinterpret_cast<Pair*>(scratch + offset); }
+
+  // The task's view of this scratch, blocks of `block_keys` keys.
+  TileTask task(const Bf16FlashCall& call, std::size_t block_keys) const {
+    const AttentionShape& s = call.shape;
+    return {.queries = pairs_at(l.queries),
+            .head_pairs = s.head_dim / 2,
+            .head_dim = s.head_dim,
+            .value_dim = s.value_dim,
+            .query_factor = call.query_factor,
+            .scores = at(l.scores),
+            .weights = pairs_at(l.weights),
+            .group_weight_words = block_keys / 32 * kWeightTileWords,
+            .values = pairs_at(l.values),
+            .outputs = at(l.outputs),
+            .row_max = at(l.row_max),
+            .row_sum = at(l.row_sum),
+            .rescale = at(l.rescale),
+            .limits = at(l.limits)};
+  }
 };
+
+// Ahead for the keys from `ahead` of K and V (a head's), up to `end`, at most `keys` of them.
+Ahead keys_ahead(const bfloat16* k, const bfloat16* v, std::size_t ahead, std::size_t end, std::size_t keys,
+                 const AttentionShape& s) {
+  return {.keys = reinterpret_cast<const char*>(k + ahead * s.head_dim),
+          .values = reinterpret_cast<const char*>(v + ahead * s.value_dim),
+          .keys_ahead = ahead < end ? smaller(keys, end - ahead) : 0,
+          .key_bytes = s.head_dim * sizeof(bfloat16),
+          .value_bytes = s.value_dim * sizeof(bfloat16)};
+}
 
 // A flash task (see flash_kernel.inl's attend) on tiles: its rows in row groups, each block of
 // keys paired once and stepped through by every row group that sees a key of it.
@@ -498,20 +527,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
   if (call.mask != nullptr)
     for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
       mask_rows[r] = call.mask + (first_query + smaller(r, rows - 1)) * s.seq_k;
-  const TileTask t{.queries = w.pairs_at(w.l.queries),
-                   .head_pairs = s.head_dim / 2,
-                   .head_dim = s.head_dim,
-                   .value_dim = s.value_dim,
-                   .query_factor = call.query_factor,
-                   .scores = w.at(w.l.scores),
-                   .weights = w.pairs_at(w.l.weights),
-                   .group_weight_words = kFlashBlockKeys / 32 * kWeightTileWords,
-                   .values = w.pairs_at(w.l.values),
-                   .outputs = outputs,
-                   .row_max = row_max,
-                   .row_sum = row_sum,
-                   .rescale = w.at(w.l.rescale),
-                   .limits = limits};
+  const TileTask t = w.task(call, kFlashBlockKeys);
   // Visible counts grow with the row: a group's last row sees the most keys, its first the fewest.
   const auto group_end = [&](std::size_t g) { return static_cast<std::size_t>(limits[g * kTileRows + kTileRows - 1]); };
   const std::size_t keys_end = group_end(row_groups - 1);
@@ -520,12 +536,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
     const std::size_t keys = smaller(kFlashBlockKeys, s.seq_k - key0);
     const bfloat16* const keys_of_block = block_keys(k, key0, keys, s.head_dim, key_copy);
     pack_block_values(v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
-    const std::size_t ahead = key0 + 2 * kFlashBlockKeys;
-    const Ahead next{.keys = reinterpret_cast<const char*>(k + ahead * s.head_dim),
-                     .values = reinterpret_cast<const char*>(v + ahead * s.value_dim),
-                     .keys_ahead = ahead < keys_end ? smaller(keys, keys_end - ahead) : 0,
-                     .key_bytes = s.head_dim * sizeof(bfloat16),
-                     .value_bytes = s.value_dim * sizeof(bfloat16)};
+    const Ahead next = keys_ahead(k, v, key0 + 2 * kFlashBlockKeys, keys_end, keys, s);
     // Each step for every row group that sees a key of the block before the next step: data
     // passes between tiles and vectors only through memory, and each such pass waits for the
     // stores before it, so the block takes three of them, not three per row group.
@@ -598,30 +609,12 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
     limits[r] = static_cast<float>(visible_keys(call.window, i));
     mask_rows[r] = call.mask != nullptr ? call.mask + i * s.seq_k : nullptr;
   }
-  const TileTask t{.queries = w.pairs_at(w.l.queries),
-                   .head_pairs = s.head_dim / 2,
-                   .head_dim = s.head_dim,
-                   .value_dim = s.value_dim,
-                   .query_factor = call.query_factor,
-                   .scores = w.at(w.l.scores),
-                   .weights = w.pairs_at(w.l.weights),
-                   .group_weight_words = kDecodeBlockKeys / 32 * kWeightTileWords,
-                   .values = w.pairs_at(w.l.values),
-                   .outputs = outputs,
-                   .row_max = row_max,
-                   .row_sum = row_sum,
-                   .rescale = w.at(w.l.rescale),
-                   .limits = limits};
+  const TileTask t = w.task(call, kDecodeBlockKeys);
   auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeBlockKeys) {
     const std::size_t keys = smaller(kDecodeBlockKeys, task.key_end - key0);
     pack_block_values(inputs.v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
-    const std::size_t ahead = key0 + kDecodeBlockKeys;
-    const Ahead next{.keys = reinterpret_cast<const char*>(inputs.k + ahead * s.head_dim),
-                     .values = reinterpret_cast<const char*>(inputs.v + ahead * s.value_dim),
-                     .keys_ahead = ahead < task.key_end ? smaller(keys, task.key_end - ahead) : 0,
-                     .key_bytes = s.head_dim * sizeof(bfloat16),
-                     .value_bytes = s.value_dim * sizeof(bfloat16)};
+    const Ahead next = keys_ahead(inputs.k, inputs.v, key0 + kDecodeBlockKeys, task.key_end, keys, s);
     score_tiles(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy), keys);
     weigh_block(t, 0, key0, keys, call.mask != nullptr ? mask_rows : nullptr, next);
     rescale_outputs(t, 0);
