@@ -205,7 +205,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
       if (j >= keys) return Floats(0.0f);
       const Floats score = Floats::load_aligned(scores + j * kQueryTile);
       if (highest != nullptr) *highest = xsimd::max(*highest, score);
-      return exp2_nonpositive(multiply_add(score, factor, -base));
+      return exp2_nonpositive<Exp2Precision::bfloat16>(multiply_add(score, factor, -base));
     };
     Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
     const std::size_t tiles = round_up(keys, kSpanKeys) / 32;
