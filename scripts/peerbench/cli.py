@@ -44,13 +44,14 @@ from .environment import PEER_MODULES, VENV_DIR, ensure_modules
 from .id_check import OurIds, check_ids
 from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Inputs
 from .locations import BUILD_DIR
+from .ours_sdpa import BenchesRunner, counterparts, dtype_of, our_name, print_ratio_rows, ratio_rows
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
 from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES,
                    SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch, sdpa_flops,
                    sdpa_name)
 from .tables import print_comparison, print_regime_table, print_table
-from .timing import find_iterations, run_repetitions, time_iterations
+from .timing import find_iterations, time_iterations
 
 
 def parse_args():
@@ -79,6 +80,11 @@ def parse_args():
     parser.add_argument("--ours", type=Path,
                         help="JSON output of build/benches (--benchmark_out=FILE "
                         "--benchmark_out_format=json) to show beside the peers in the table")
+    parser.add_argument("--ours-sdpa", default="",
+                        help="comma-separated implementations of ours (e.g. flash,flash_bf16,decode_bf16) "
+                        "measured by BUILD_DIR/benches in the same rounds as the torch rows of each SDPA shape "
+                        "selected, a run of benches a repetition; a table then gives ours over torch of the same "
+                        "element type, the median of the rounds' ratios")
     parser.add_argument("--setup", action="store_true",
                         help=f"if a peer package is missing, create a virtual environment in "
                         f"{VENV_DIR}, pip-install {', '.join(PEER_MODULES.values())} into it (torch from PyPI: "
@@ -174,22 +180,32 @@ def measure_together(members, inputs, ours, args):
             timed[name] = (peer, family_index, prepare(peer, name, encoding, key, regime, inputs, ours, args))
         except Skipped as skip:
             outcome[name] = skip
-    runs = {name: [] for name in timed}
-    for round_index in range(args.repetitions):
-        names = [name for name in timed if name not in outcome]
-        if names:
-            print(f"round {round_index + 1} of {args.repetitions}: {', '.join(names)}", file=sys.stderr)
-        for name in names if round_index % 2 == 0 else reversed(names):
-            peer, _, t = timed[name]
-            try:
-                runs[name].append(failures_skip(peer, t.sample))
-            except Skipped as skip:
-                outcome[name] = skip
-    for name, (peer, family_index, t) in timed.items():
-        if name not in outcome:
-            outcome[name] = [iteration_record(name, family_index, args.repetitions, i, t.iterations, real, cpu, t.amounts)
-                             for i, (real, cpu) in enumerate(runs[name])]
+    samples = {name: lambda peer=peer, t=t: failures_skip(peer, t.sample) for name, (peer, _, t) in timed.items()}
+    for name, runs in take_turns(samples, args.repetitions).items():
+        if isinstance(runs, Skipped):
+            outcome[name] = runs
+            continue
+        _, family_index, t = timed[name]
+        outcome[name] = [iteration_record(name, family_index, args.repetitions, i, t.iterations, real, cpu, t.amounts)
+                         for i, (real, cpu) in enumerate(runs)]
     return outcome
+
+
+def take_turns(samples, repetitions):
+    """Per name, the results of REPETITIONS calls of samples[name](), or the Skipped one of them
+    raised: each round calls every sample once, odd rounds in reverse order, and a sample that
+    raised is not called again."""
+    runs, stopped = {name: [] for name in samples}, {}
+    for round_index in range(repetitions):
+        names = [name for name in samples if name not in stopped]
+        if names:
+            print(f"round {round_index + 1} of {repetitions}: {', '.join(names)}", file=sys.stderr)
+        for name in names if round_index % 2 == 0 else reversed(names):
+            try:
+                runs[name].append(samples[name]())
+            except Skipped as skip:
+                stopped[name] = skip
+    return {name: stopped.get(name, runs[name]) for name in samples}
 
 
 def measure_in_child(name, family_index, args):
@@ -236,38 +252,106 @@ def time_fresh(peer, encoding, batch, strings, warm_up):
     return real, cpu, ids
 
 
-def measure_sdpa(peer, name, family_index, seq, dim, causal, args):
-    """The iteration records of one torch*/sdpa benchmark, on inputs made once; raises Skipped."""
-    gflop = sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9
-    return measure_torch(peer, name, family_index, args, {"GFLOPS": gflop},
-                         lambda: (peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim), peer.attention(causal)))
+def sdpa_workload(seq, dim, causal, element_bytes):
+    """The amounts of one call of an sdpa/SHAPE benchmark, and prepare(peer) -> (inputs, function)."""
+    del element_bytes  # GFLOP/s only: the bytes of a square shape are not what bounds it
+    amounts = {"GFLOPS": sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9}
+    return amounts, lambda peer: (peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim), peer.attention(causal))
 
 
-def measure_decode(peer, name, family_index, batch, seq_q, seq_k, args):
-    """The iteration records of one torch*/sdpa_decode benchmark; raises Skipped."""
+def decode_workload(batch, seq_q, seq_k, element_bytes):
+    """The amounts of one call of an sdpa_decode/SHAPE benchmark, and prepare(peer)."""
     amounts = {"GFLOPS": decode_flops(batch, seq_q, seq_k) * 1e-9,
-               "GBps": decode_bytes(batch, seq_k, peer.element_bytes) * 1e-9}
-    return measure_torch(peer, name, family_index, args, amounts,
-                         lambda: (peer.inputs(batch, DECODE_HEADS, seq_q, seq_k, DECODE_DIM, kv_heads=DECODE_KV_HEADS),
-                                  peer.decode_attention(seq_q, seq_k)))
+               "GBps": decode_bytes(batch, seq_k, element_bytes) * 1e-9}
+    return amounts, lambda peer: (peer.inputs(batch, DECODE_HEADS, seq_q, seq_k, DECODE_DIM, kv_heads=DECODE_KV_HEADS),
+                                  peer.decode_attention(seq_q, seq_k))
 
 
-def measure_torch(peer, name, family_index, args, amounts, prepare):
-    """The iteration records of a torch benchmark whose inputs and function prepare() makes once;
-    AMOUNTS: the rate fields' amounts of one call. Raises Skipped."""
-    try:
-        qkv, fn = prepare()
-        print(f"running {name} ({amounts['GFLOPS']:.2f} GFLOP a call)", file=sys.stderr)
+def torch_sample(peer, name, amounts, prepare, args):
+    """sample() -> (iterations, real ns, cpu ns) of one repetition of a torch benchmark, whose
+    inputs and function prepare(peer) makes here, once, and whose iteration count is found here
+    (untimed). Raises Skipped, as sample() does where torch fails."""
+    def failing(action):
+        try:
+            return action()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:
+            raise Skipped(f"torch failed: {type(e).__name__}: {e}") from e
+
+    def prepared():
+        qkv, fn = prepare(peer)
+        print(f"preparing {name} ({amounts['GFLOPS']:.2f} GFLOP a call)", file=sys.stderr)
         with peer.torch.inference_mode():
             # Untimed: the first call also starts torch's thread pool.
             fn(qkv)
-            iterations, runs = run_repetitions(fn, qkv, args.repetitions, args.min_time)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as e:
-        raise Skipped(f"torch failed: {type(e).__name__}: {e}") from e
-    return [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, amounts)
-            for i, (real, cpu) in enumerate(runs)]
+            return qkv, fn, find_iterations(fn, qkv, args.min_time * 1e9)[0]
+    qkv, fn, iterations = failing(prepared)
+
+    def sample():
+        with peer.torch.inference_mode():
+            return (iterations, *failing(lambda: time_iterations(fn, qkv, iterations)))
+    return sample
+
+
+def ours_sample(runner, name):
+    """sample() -> (iterations, real ns, cpu ns) of one run of our benchmark NAME by build/benches."""
+    def sample():
+        try:
+            return runner.run(name)
+        except (OSError, ValueError) as e:
+            raise Skipped(str(e)) from e
+    return sample
+
+
+def add_our_sdpa_members(shapes, args, notes):
+    """Adds to each SDPA shape of SHAPES (FAMILY/SHAPE -> (workload, members)) the members of
+    --ours-sdpa that build/benches has for it, and returns the (ours, torch) name pairs whose
+    per-round ratios are reported: each of ours against the torch rows of its element type."""
+    implementations = [i for i in args.ours_sdpa.split(",") if i]
+    if not implementations or not shapes:
+        return []
+    runner = BenchesRunner(BUILD_DIR / "benches", args.min_time)
+    try:
+        known = runner.names()
+    except (OSError, subprocess.CalledProcessError) as e:
+        notes.append(f"--ours-sdpa skipped: cannot list {runner.benches}'s benchmarks ({e})")
+        print(f"warning: {notes[-1]}", file=sys.stderr)
+        return []
+    pairs, missing = [], set()
+    for family_shape, (workload, members) in shapes.items():
+        variants = [name.partition("/")[0] for name, *_ in members]
+        for implementation in implementations:
+            name = our_name(family_shape, implementation)
+            if name not in known:
+                missing.add(implementation)
+                continue
+            amounts = workload(2 if dtype_of(implementation) == "bfloat16" else 4)[0]
+            members.append((name, amounts, lambda name=name: ours_sample(runner, name)))
+            pairs += [(name, f"{variant}/{family_shape}/real_time") for variant in counterparts(implementation, variants)]
+    for implementation in sorted(missing):
+        notes.append(f"{implementation} (--ours-sdpa) has no benchmark of some selected shapes in {runner.benches}")
+    return pairs
+
+
+def measure_sdpa_shape(members, args):
+    """Per name, the iteration records of each member (name, family_index, amounts, make_sample)
+    of one SDPA shape, or the Skipped that stopped it: make_sample() prepares a member and returns
+    its sample() (torch_sample, ours_sample); the members then take turns (take_turns)."""
+    outcome, samples = {}, {}
+    for name, _, _, make_sample in members:
+        try:
+            samples[name] = make_sample()
+        except Skipped as skip:
+            outcome[name] = skip
+    for name, runs in take_turns(samples, args.repetitions).items():
+        if isinstance(runs, Skipped):
+            outcome[name] = runs
+            continue
+        family_index, amounts = next((index, amounts) for n, index, amounts, _ in members if n == name)
+        outcome[name] = [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, amounts)
+                         for i, (iterations, real, cpu) in enumerate(runs)]
+    return outcome
 
 
 def pin_every_thread(cpu):
@@ -321,13 +405,14 @@ def main():
     families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
     selected = [(peer, family, encoding, key, regime) for family, encoding, key, regime in families for peer in peers
                 if pattern.search(f"{peer.name}/{family}")]
-    # Per variant, (name, measure(peer, name, family_index)) of each selected SDPA benchmark.
-    sdpa_selected = {variant: [(name, lambda peer, name, index, shape=shape: measure_sdpa(peer, name, index, *shape, args))
-                               for shape in SDPA_SHAPES
-                               for name in [f"{variant}/{sdpa_name(*shape)}/real_time"] if pattern.search(name)] +
-                              [(name, lambda peer, name, index, shape=shape: measure_decode(peer, name, index, *shape, args))
-                               for shape in DECODE_SHAPES
-                               for name in [f"{variant}/{decode_name(*shape)}/real_time"] if pattern.search(name)]
+    # Per variant, (name, FAMILY/SHAPE, workload(element_bytes) -> (amounts, prepare)) of each
+    # selected SDPA benchmark.
+    sdpa_selected = {variant: [(name, family_shape, lambda element_bytes, shape=shape: sdpa_workload(*shape, element_bytes))
+                               for shape in SDPA_SHAPES for family_shape in [sdpa_name(*shape)]
+                               for name in [f"{variant}/{family_shape}/real_time"] if pattern.search(name)] +
+                              [(name, family_shape, lambda element_bytes, shape=shape: decode_workload(*shape, element_bytes))
+                               for shape in DECODE_SHAPES for family_shape in [decode_name(*shape)]
+                               for name in [f"{variant}/{family_shape}/real_time"] if pattern.search(name)]
                      for variant in SDPA_VARIANTS}
     sdpa_selected = {variant: shapes for variant, shapes in sdpa_selected.items() if shapes}
     if not selected and not sdpa_selected:
@@ -377,8 +462,7 @@ def main():
             skip = collect(name, measurements[name], rows, notes, args.repetitions, warn=not args.in_child)
             reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
-    sdpa_checks = {}
-    family_index = len(selected)
+    sdpa_checks, shapes = {}, {}
     for sdpa_peer in sdpa_peers:
         why = sdpa_peer.check()
         if why is not None:
@@ -387,9 +471,22 @@ def main():
             continue
         sdpa_checks[sdpa_peer.name] = sdpa_peer.describe_check()
         print(f"check: {sdpa_checks[sdpa_peer.name]}", file=sys.stderr)
-        for name, measurement in sdpa_selected[sdpa_peer.name]:
-            collect(name, lambda: measurement(sdpa_peer, name, family_index), rows, notes, args.repetitions)
-            family_index += 1
+        for name, family_shape, workload in sdpa_selected[sdpa_peer.name]:
+            amounts, prepare = workload(sdpa_peer.element_bytes)
+            shapes.setdefault(family_shape, (workload, []))[1].append(
+                (name, amounts, lambda peer=sdpa_peer, name=name, amounts=amounts, prepare=prepare:
+                 torch_sample(peer, name, amounts, prepare, args)))
+    ratio_pairs = add_our_sdpa_members(shapes, args, notes)
+    family_index = len(selected)
+    sdpa_records = {}
+    for family_shape, (_, members) in shapes.items():
+        indexed = [(name, family_index + i, amounts, make_sample) for i, (name, amounts, make_sample) in enumerate(members)]
+        family_index += len(members)
+        outcome = measure_sdpa_shape(indexed, args)
+        for name, *_ in indexed:
+            collect(name, lambda name=name: records_or_raise(outcome[name]), rows, notes, args.repetitions)
+            if not isinstance(outcome[name], Skipped):
+                sdpa_records[name] = outcome[name]
 
     measured_peers = peers + sdpa_peers
     result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
@@ -414,6 +511,7 @@ def main():
         print(f"ids: every peer result shown equals ours ({args.tokenize}) on its input")
     for check in sdpa_checks.values():
         print(f"sdpa: {check}")
+    print_ratio_rows(ratio_rows(sdpa_records, ratio_pairs))
     if reference_mismatches:
         print(f"error: tiktoken's ids differ from ours on {reference_mismatches} input(s): see the warnings above",
               file=sys.stderr)
