@@ -196,18 +196,22 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
   // powers up to 127), summed, and rounded to bfloat16 in pairs of keys (vcvtne2ps2bf16 rounds to
   // nearest even, `first` in the low 16 words, `second` in the high ones, which the interleave
   // pairs lane by lane): 16 pairs of keys of the 16 rows, transposed into A's rows of P. Only the
-  // tiles of the spans accumulate_tiles takes: those with a key. Returns their sum; `highest`
-  // (if not null) receives the largest score seen.
+  // tiles of the spans accumulate_tiles takes: those with a key. Returns their sum and the largest
+  // score seen, each folded in two chains (the first and the second key of a pair), in registers.
+  struct Weighed {
+    Floats sum, highest;
+  };
   const __m512i interleave = interleave_halves();
   Pair* const weights = t.weights + r0 / kTileRows * t.group_weight_words;
-  const auto write_weights = [&](Floats factor, Floats base, Floats* highest) {
-    const auto weight = [&](std::size_t j) {
+  const auto write_weights = [&](Floats factor, Floats base) {
+    Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
+    Floats highest[2] = {Floats(kMinusInfinity), Floats(kMinusInfinity)};
+    const auto weight = [&](std::size_t j, std::size_t chain) {
       if (j >= keys) return Floats(0.0f);
       const Floats score = Floats::load_aligned(scores + j * kQueryTile);
-      if (highest != nullptr) *highest = xsimd::max(*highest, score);
+      highest[chain] = xsimd::max(highest[chain], score);
       return exp2_nonpositive<Exp2Precision::bfloat16>(multiply_add(score, factor, -base));
     };
-    Floats sum[2] = {Floats(0.0f), Floats(0.0f)};
     const std::size_t tiles = round_up(keys, kSpanKeys) / 32;
     for (std::size_t tile = 0; tile < tiles; ++tile) {
       __m512i pairs[16], rows[16];
@@ -215,7 +219,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
         const std::size_t j = 32 * tile + 2 * p;
         ahead.prefetch(j);
         ahead.prefetch(j + 1);
-        const Floats first = weight(j), second = weight(j + 1);
+        const Floats first = weight(j, 0), second = weight(j + 1, 1);
         sum[0] += first;
         sum[1] += second;
         pairs[p] = _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(second, first));
@@ -223,7 +227,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
       transpose_16x16(pairs, rows);
       for (std::size_t r = 0; r < 16; ++r) _mm512_store_si512(weights + tile * kWeightTileWords + r * 16, rows[r]);
     }
-    return sum[0] + sum[1];
+    return Weighed{sum[0] + sum[1], xsimd::max(highest[0], highest[1])};
   };
 
   // The scores stay unscaled, and the scale (positive) goes into the weights' exponents, except
@@ -234,10 +238,9 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
   if (whole && !xsimd::any(old_base == Floats(kMinusInfinity))) {
     // Every row sees every key of the block (all of a non-causal call's blocks) and has a base:
     // weighed against it at once, and again below only where a score passes it by kLazyRange.
-    Floats highest(kMinusInfinity);
-    const Floats sum = write_weights(factor, old_base, &highest);
-    if (!xsimd::any(highest * factor > old_base + Floats(kLazyRange))) {
-      (Floats::load_aligned(t.row_sum + r0) + sum).store_aligned(t.row_sum + r0);
+    const Weighed weighed = write_weights(factor, old_base);
+    if (!xsimd::any(weighed.highest * factor > old_base + Floats(kLazyRange))) {
+      (Floats::load_aligned(t.row_sum + r0) + weighed.sum).store_aligned(t.row_sum + r0);
       Floats(1.0f).store_aligned(t.rescale + r0);
       return;
     }
@@ -269,7 +272,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
   const Floats rescale = xsimd::select(moves, exp2_nonpositive(old_base - base), Floats(1.0f));
   new_base.store_aligned(t.row_max + r0);
   rescale.store_aligned(t.rescale + r0);
-  multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, write_weights(factor, base, nullptr))
+  multiply_add(Floats::load_aligned(t.row_sum + r0), rescale, write_weights(factor, base).sum)
       .store_aligned(t.row_sum + r0);
 }
 
