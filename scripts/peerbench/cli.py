@@ -81,10 +81,11 @@ def parse_args():
                         help="JSON output of build/benches (--benchmark_out=FILE "
                         "--benchmark_out_format=json) to show beside the peers in the table")
     parser.add_argument("--ours-sdpa", default="",
-                        help="comma-separated implementations of ours (e.g. flash,flash_bf16,decode_bf16) "
-                        "measured by BUILD_DIR/benches in the same rounds as the torch rows of each SDPA shape "
-                        "selected, a run of benches a repetition; a table then gives ours over torch of the same "
-                        "element type, the median of the rounds' ratios")
+                        help="comma-separated implementations of ours, each for every selected SDPA shape that "
+                        "BUILD_DIR/benches has it for, or FAMILY/IMPLEMENTATION for one family's shapes (e.g. "
+                        "sdpa/flash_bf16,sdpa_decode/decode_bf16): measured by build/benches in the same rounds as "
+                        "the torch rows of each shape, a run of benches a repetition; a table then gives ours over "
+                        "torch of the same element type, the median of the rounds' ratios")
     parser.add_argument("--setup", action="store_true",
                         help=f"if a peer package is missing, create a virtual environment in "
                         f"{VENV_DIR}, pip-install {', '.join(PEER_MODULES.values())} into it (torch from PyPI: "
@@ -308,7 +309,9 @@ def add_our_sdpa_members(shapes, args, notes):
     """Adds to each SDPA shape of SHAPES (FAMILY/SHAPE -> (workload, members)) the members of
     --ours-sdpa that build/benches has for it, and returns the (ours, torch) name pairs whose
     per-round ratios are reported: each of ours against the torch rows of its element type."""
-    implementations = [i for i in args.ours_sdpa.split(",") if i]
+    # (family or None for every family, implementation)
+    implementations = [(entry.rpartition("/")[0] or None, entry.rpartition("/")[2])
+                       for entry in args.ours_sdpa.split(",") if entry]
     if not implementations or not shapes:
         return []
     runner = BenchesRunner(BUILD_DIR / "benches", args.min_time)
@@ -321,7 +324,9 @@ def add_our_sdpa_members(shapes, args, notes):
     pairs, missing = [], set()
     for family_shape, (workload, members) in shapes.items():
         variants = [name.partition("/")[0] for name, *_ in members]
-        for implementation in implementations:
+        for family, implementation in implementations:
+            if family not in (None, family_shape.partition("/")[0]):
+                continue
             name = our_name(family_shape, implementation)
             if name not in known:
                 missing.add(implementation)

@@ -84,7 +84,7 @@ class FakeRunner:
 class TurnsTest(unittest.TestCase):
     def test_ours_join_the_shape_and_take_turns_with_torch(self):
         log = []
-        args = argparse.Namespace(repetitions=3, min_time=1e-9, ours_sdpa="flash_bf16,decode")
+        args = argparse.Namespace(repetitions=3, min_time=1e-9, ours_sdpa="flash_bf16,decode,sdpa_decode/flash")
         torch_name = f"torch_bf16/{SHAPE}/real_time"
 
         def torch_sample():
@@ -97,7 +97,9 @@ class TurnsTest(unittest.TestCase):
         with mock.patch.object(cli, "BenchesRunner", lambda benches, min_time: FakeRunner(benches, min_time, log)):
             pairs = cli.add_our_sdpa_members(shapes, args, notes)
         ours = our_name(SHAPE, "flash_bf16")
+        # sdpa_decode/flash is for the decode shapes only: not this one, and no note of it.
         self.assertEqual(pairs, [(ours, torch_name)])
+        self.assertEqual([name for name, *_ in shapes[SHAPE][1]], [torch_name, ours])
         self.assertEqual(len(notes), 1)
         self.assertIn("decode (--ours-sdpa) has no benchmark", notes[0])
         members = [(name, index, amounts, make) for index, (name, amounts, make) in enumerate(shapes[SHAPE][1])]
