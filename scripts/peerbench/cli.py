@@ -47,9 +47,9 @@ from .locations import BUILD_DIR
 from .ours_sdpa import BenchesRunner, counterparts, dtype_of, our_name, print_ratio_rows, ratio_rows
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
-from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, SDPA_BATCH, SDPA_HEADS, SDPA_SHAPES,
-                   SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch, sdpa_flops,
-                   sdpa_name)
+from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, ELEMENT_BYTES, SDPA_BATCH, SDPA_HEADS,
+                   SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch,
+                   sdpa_flops, sdpa_name)
 from .tables import print_comparison, print_regime_table, print_table
 from .timing import find_iterations, time_iterations
 
@@ -253,17 +253,19 @@ def time_fresh(peer, encoding, batch, strings, warm_up):
     return real, cpu, ids
 
 
-def sdpa_workload(seq, dim, causal, element_bytes):
-    """The amounts of one call of an sdpa/SHAPE benchmark, and prepare(peer) -> (inputs, function)."""
-    del element_bytes  # GFLOP/s only: the bytes of a square shape are not what bounds it
+def sdpa_workload(seq, dim, causal, dtype):
+    """The amounts of one call of an sdpa/SHAPE benchmark in DTYPE (GFLOP/s only, whatever the
+    dtype: the bytes of a square shape are not what bounds it), and prepare(peer) -> (inputs,
+    function)."""
+    del dtype
     amounts = {"GFLOPS": sdpa_flops(SDPA_BATCH, SDPA_HEADS, seq, seq, dim, dim, causal) * 1e-9}
     return amounts, lambda peer: (peer.inputs(SDPA_BATCH, SDPA_HEADS, seq, seq, dim), peer.attention(causal))
 
 
-def decode_workload(batch, seq_q, seq_k, element_bytes):
-    """The amounts of one call of an sdpa_decode/SHAPE benchmark, and prepare(peer)."""
+def decode_workload(batch, seq_q, seq_k, dtype):
+    """The amounts of one call of an sdpa_decode/SHAPE benchmark in DTYPE, and prepare(peer)."""
     amounts = {"GFLOPS": decode_flops(batch, seq_q, seq_k) * 1e-9,
-               "GBps": decode_bytes(batch, seq_k, element_bytes) * 1e-9}
+               "GBps": decode_bytes(batch, seq_k, ELEMENT_BYTES[dtype]) * 1e-9}
     return amounts, lambda peer: (peer.inputs(batch, DECODE_HEADS, seq_q, seq_k, DECODE_DIM, kv_heads=DECODE_KV_HEADS),
                                   peer.decode_attention(seq_q, seq_k))
 
@@ -331,9 +333,10 @@ def add_our_sdpa_members(shapes, args, notes):
             if name not in known:
                 missing.add(implementation)
                 continue
-            amounts = workload(2 if dtype_of(implementation) == "bfloat16" else 4)[0]
+            amounts = workload(dtype_of(implementation))[0]
             members.append((name, amounts, lambda name=name: ours_sample(runner, name)))
-            pairs += [(name, f"{variant}/{family_shape}/real_time") for variant in counterparts(implementation, variants)]
+            pairs += [(name, f"{variant}/{family_shape}/real_time")
+                      for variant in counterparts(implementation, variants)]
     for implementation in sorted(missing):
         notes.append(f"{implementation} (--ours-sdpa) has no benchmark of some selected shapes in {runner.benches}")
     return pairs
@@ -344,6 +347,7 @@ def measure_sdpa_shape(members, args):
     of one SDPA shape, or the Skipped that stopped it: make_sample() prepares a member and returns
     its sample() (torch_sample, ours_sample); the members then take turns (take_turns)."""
     outcome, samples = {}, {}
+    indexes_and_amounts = {name: (index, amounts) for name, index, amounts, _ in members}
     for name, _, _, make_sample in members:
         try:
             samples[name] = make_sample()
@@ -353,7 +357,7 @@ def measure_sdpa_shape(members, args):
         if isinstance(runs, Skipped):
             outcome[name] = runs
             continue
-        family_index, amounts = next((index, amounts) for n, index, amounts, _ in members if n == name)
+        family_index, amounts = indexes_and_amounts[name]
         outcome[name] = [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, amounts)
                          for i, (iterations, real, cpu) in enumerate(runs)]
     return outcome
@@ -410,12 +414,12 @@ def main():
     families = sorted(FAMILIES, key=lambda family: family[2] != BATCH_INPUT)
     selected = [(peer, family, encoding, key, regime) for family, encoding, key, regime in families for peer in peers
                 if pattern.search(f"{peer.name}/{family}")]
-    # Per variant, (name, FAMILY/SHAPE, workload(element_bytes) -> (amounts, prepare)) of each
+    # Per variant, (name, FAMILY/SHAPE, workload(dtype) -> (amounts, prepare)) of each
     # selected SDPA benchmark.
-    sdpa_selected = {variant: [(name, family_shape, lambda element_bytes, shape=shape: sdpa_workload(*shape, element_bytes))
+    sdpa_selected = {variant: [(name, family_shape, lambda dtype, shape=shape: sdpa_workload(*shape, dtype))
                                for shape in SDPA_SHAPES for family_shape in [sdpa_name(*shape)]
                                for name in [f"{variant}/{family_shape}/real_time"] if pattern.search(name)] +
-                              [(name, family_shape, lambda element_bytes, shape=shape: decode_workload(*shape, element_bytes))
+                              [(name, family_shape, lambda dtype, shape=shape: decode_workload(*shape, dtype))
                                for shape in DECODE_SHAPES for family_shape in [decode_name(*shape)]
                                for name in [f"{variant}/{family_shape}/real_time"] if pattern.search(name)]
                      for variant in SDPA_VARIANTS}
@@ -477,7 +481,7 @@ def main():
         sdpa_checks[sdpa_peer.name] = sdpa_peer.describe_check()
         print(f"check: {sdpa_checks[sdpa_peer.name]}", file=sys.stderr)
         for name, family_shape, workload in sdpa_selected[sdpa_peer.name]:
-            amounts, prepare = workload(sdpa_peer.element_bytes)
+            amounts, prepare = workload(sdpa_peer.dtype_name)
             shapes.setdefault(family_shape, (workload, []))[1].append(
                 (name, amounts, lambda peer=sdpa_peer, name=name, amounts=amounts, prepare=prepare:
                  torch_sample(peer, name, amounts, prepare, args)))
@@ -485,7 +489,8 @@ def main():
     family_index = len(selected)
     sdpa_records = {}
     for family_shape, (_, members) in shapes.items():
-        indexed = [(name, family_index + i, amounts, make_sample) for i, (name, amounts, make_sample) in enumerate(members)]
+        indexed = [(name, family_index + i, amounts, make_sample)
+                   for i, (name, amounts, make_sample) in enumerate(members)]
         family_index += len(members)
         outcome = measure_sdpa_shape(indexed, args)
         for name, *_ in indexed:

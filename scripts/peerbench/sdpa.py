@@ -88,6 +88,8 @@ SDPA_VARIANTS = {"torch": ("cpu", "default", "float32"), "torch_bf16": ("cpu", "
 # The tolerances of the check, per dtype: float32's as our implementations against `reference`
 # (attention/implementation_registry.hpp); bfloat16's the outer bound of PyTorch's own tests.
 CHECK_TOLERANCES = {"float32": (1e-5, 5e-6), "bfloat16": (5e-2, 5e-2)}
+# The bytes of an element of each dtype: what decoding's GB/s count K and V in.
+ELEMENT_BYTES = {"float32": 4, "bfloat16": 2}
 
 
 def import_torch():
@@ -110,7 +112,7 @@ class TorchSdpaPeer:
         self.name = name
         self.device, self.backend, self.dtype_name = SDPA_VARIANTS[name]
         self.ATOL, self.RTOL = CHECK_TOLERANCES[self.dtype_name]
-        self.element_bytes = 2 if self.dtype_name == "bfloat16" else 4
+        self.element_bytes = ELEMENT_BYTES[self.dtype_name]
         self.torch = torch
         self.version = torch.__version__
         self.threads = torch.get_num_threads()

@@ -9,6 +9,7 @@ from unittest import mock
 import repository  # noqa: F401  (makes peerbench importable)
 from peerbench import cli
 from peerbench.ours_sdpa import counterparts, dtype_of, our_name, parse_benches_run, ratio_rows
+from peerbench.sdpa import ELEMENT_BYTES
 
 SHAPE = "sdpa/batch:4/heads:8/seq_q:512/seq_k:512/dim:64/causal:0"
 DECODE_SHAPE = "sdpa_decode/batch:1/heads:32/kv_heads:8/seq_q:4/seq_k:4096/dim:128"
@@ -91,7 +92,7 @@ class TurnsTest(unittest.TestCase):
             log.append("torch_bf16")
             return 5, 50.0, 55.0
 
-        shapes = {SHAPE: (lambda element_bytes: ({"GFLOPS": float(element_bytes)}, None),
+        shapes = {SHAPE: (lambda dtype: ({"GFLOPS": float(ELEMENT_BYTES[dtype])}, None),
                           [(torch_name, {"GFLOPS": 2.0}, lambda: torch_sample)])}
         notes = []
         with mock.patch.object(cli, "BenchesRunner", lambda benches, min_time: FakeRunner(benches, min_time, log)):
