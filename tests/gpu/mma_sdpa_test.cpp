@@ -4,7 +4,9 @@
 // device has tensor cores; its parameter rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,9 +114,15 @@ namespace {
 
 class MmaKernel : public gpu_tests::OpenClTest, public ::testing::WithParamInterface<MmaSdpaParameters> {};
 
+// Each parameter set on two of the shapes, the next set on the next two, so that every shape meets
+// two or three of the sets: PoCL takes seconds to build the emulated kernel for each, and the
+// whole cross product took 40 s of CI's tests.
 TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
+  const auto set = static_cast<std::size_t>(std::find(std::begin(kMmaSweep), std::end(kMmaSweep), GetParam()) -
+                                            std::begin(kMmaSweep));
+  constexpr std::size_t kShapes = std::size(kMmaShapes);
   std::size_t shapes_run = 0;
-  for (const AttentionShape& shape : kMmaShapes) {
+  for (const AttentionShape& shape : {kMmaShapes[set % kShapes], kMmaShapes[(set + 1) % kShapes]}) {
     SCOPED_TRACE(std::to_string(shape.head_dim) + "x" + std::to_string(shape.value_dim));
     // 48 KiB of local memory (NVIDIA's) holds no 64-key tiles of 128 dimensions.
     if (GetParam().local_memory_bytes(shape.head_dim, shape.value_dim) > runtime().limits().local_memory_bytes) continue;
@@ -129,7 +137,7 @@ TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
       gpu_tests::expect_close_to_reference(run_mma(runtime(), data.problem(out), native), data.expected);
     }
   }
-  EXPECT_GE(shapes_run, 3u);
+  EXPECT_GE(shapes_run, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, MmaKernel, ::testing::ValuesIn(kMmaSweep),
