@@ -7,7 +7,8 @@ namespace benches {
 
 // The machine's memory bandwidth for reading, in GB/s (10^9 bytes per second): every thread of
 // TBB's default arena (the threads the SDPA implementations use) streams its share of a 512 MiB
-// buffer, far larger than any last-level cache, adding it up as 64-bit words. The best of five
+// buffer, far larger than any last-level cache, eight streams a task, adding it up as 64-bit
+// words (memory_bandwidth.cpp says why eight). The best of five
 // passes, measured on the first call (about half a second, the buffer's first touch included),
 // then cached: the yardstick of sdpa_decode's bandwidth_fraction.
 double memory_bandwidth_gbps();
