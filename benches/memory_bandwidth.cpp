@@ -20,12 +20,11 @@ namespace {
 constexpr std::size_t kBufferBytes = std::size_t{512} << 20;
 // The buffer is read as kStreams parts side by side: task c reads the c-th chunk of every part, a
 // line of each in turn. A core reads memory only as fast as it has lines in flight, and the
-// hardware prefetchers keep more in flight for more streams: on the Sapphire Rapids VM both threads
-// read 17-19 GB/s as one stream a task, 19-22 as two, 22-25 as four and 23-29 as eight (one process,
-// alternating). Decoding reads two streams a task (K and V), so one stream would understate the
-// bound it is held to.
+// hardware prefetchers keep more in flight for more streams: one stream a task read about a
+// quarter less than eight (docs/performance-notes.md), and decoding, held to this bound, reads two
+// (K and V).
 constexpr std::size_t kStreams = 8;
-// Each chunk of a part is one task of the parallel loop: 64 of them, each reading 1 MiB, so that a
+// The parallel loop's tasks, each reading a chunk of 1 MiB of every part: enough of them that a
 // thread the OS pauses delays its own tasks, not the end of the pass.
 constexpr std::size_t kTasks = 64;
 constexpr std::size_t kWords = kBufferBytes / sizeof(std::uint64_t);

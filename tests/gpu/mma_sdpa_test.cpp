@@ -115,8 +115,8 @@ namespace {
 class MmaKernel : public gpu_tests::OpenClTest, public ::testing::WithParamInterface<MmaSdpaParameters> {};
 
 // Each parameter set on two of the shapes, the next set on the next two, so that every shape meets
-// two or three of the sets: PoCL takes seconds to build the emulated kernel for each, and the
-// whole cross product took 40 s of CI's tests.
+// two or three of the sets: PoCL builds the emulated kernel anew for every shape, seconds each on a
+// cold cache, and the whole cross product was a large part of CI's tests.
 TEST_P(MmaKernel, EmulatedAndNativeMatchTheReference) {
   const auto set = static_cast<std::size_t>(std::find(std::begin(kMmaSweep), std::end(kMmaSweep), GetParam()) -
                                             std::begin(kMmaSweep));
