@@ -315,16 +315,35 @@ using FewRowsProducts = WidenedProducts<Element>;
 #endif
 }
 
+// Rows of K and V to fetch into L2 while a chunk's scores are taken (decode_scores): the lines
+// from `keys` on and from `values` on, key_lines and value_lines of them. None where both are 0.
+struct RowsAhead {
+  const char* keys = nullptr;
+  const char* values = nullptr;
+  std::size_t key_lines = 0;
+  std::size_t value_lines = 0;
+};
+
 // scores[r * kDecodeKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
 // (packed by P::pack_query, head_columns apart) and the kWidth / Rows keys at keys[j]. The rows'
 // chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
 // (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
+// The lines `ahead` are asked for a few at a time between the products, not in one burst: a burst
+// fills the core's line fill buffers and the products behind it wait for memory.
 template <class P, std::size_t Rows>
 [[gnu::always_inline]] inline void decode_scores(const typename P::Element* const (&keys)[kWidth / Rows],
                                                  const float* queries, std::size_t head_columns,
-                                                 std::size_t head_dim, float factor, float* scores) {
+                                                 std::size_t head_dim, float factor, float* scores,
+                                                 const RowsAhead& ahead) {
   constexpr std::size_t Keys = kWidth / Rows;
   const std::size_t whole = head_dim / P::kChunk * P::kChunk;
+  const std::size_t steps = whole / P::kChunk * Keys;
+  const auto per_step = [steps](std::size_t lines) { return steps == 0 ? lines : (lines + steps - 1) / steps; };
+  const std::size_t key_lines_per_step = per_step(ahead.key_lines), value_lines_per_step = per_step(ahead.value_lines);
+  std::size_t key_line = 0, value_line = 0;
+  const auto fetch = [](const char* from, std::size_t& line, std::size_t count, std::size_t lines) {
+    for (const std::size_t end = smaller(line + count, lines); line < end; ++line) __builtin_prefetch(from + line * 64, 0, 2);
+  };
   Floats acc[kWidth];
 #pragma GCC unroll 16
   for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
@@ -335,10 +354,14 @@ template <class P, std::size_t Rows>
 #pragma GCC unroll 16
     for (std::size_t j = 0; j < Keys; ++j) {
       const typename P::KeyChunk k = P::load_key(keys[j], d);
+      fetch(ahead.keys, key_line, key_lines_per_step, ahead.key_lines);
+      fetch(ahead.values, value_line, value_lines_per_step, ahead.value_lines);
 #pragma GCC unroll 4
       for (std::size_t r = 0; r < Rows; ++r) acc[r * Keys + j] = P::multiply_add(q[r], k, acc[r * Keys + j]);
     }
   }
+  fetch(ahead.keys, key_line, ahead.key_lines, ahead.key_lines);
+  fetch(ahead.values, value_line, ahead.value_lines, ahead.value_lines);
   alignas(64) float sums[kWidth];
   (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
 #pragma GCC unroll 4
@@ -625,20 +648,22 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
       constexpr std::size_t Keys = kWidth / Rows;
       for (std::size_t j0 = 0; j0 < keys; j0 += Keys) {
-        // The keys and values kDecodePrefetchKeys ahead, fetched into L2 a few rows at a time
-        // between the first chunk's blocks of arithmetic: one thread's own loads leave memory
-        // idle too often to stream at its speed.
+        // The keys and values kDecodePrefetchKeys ahead, fetched into L2 during the first chunk's
+        // scores: one thread's own loads leave memory idle too often to stream at its speed.
         const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
+        RowsAhead rows_ahead;
         if (r0 == 0 && ahead < task.key_end) {
-          const std::size_t rows_ahead = smaller(Keys, task.key_end - ahead);
-          prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
-          prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
+          const std::size_t keys_ahead = smaller(Keys, task.key_end - ahead);
+          rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
+                        reinterpret_cast<const char*>(v + ahead * s.value_dim),
+                        (keys_ahead * s.head_dim * sizeof(Element) + 63) / 64,
+                        (keys_ahead * s.value_dim * sizeof(Element) + 63) / 64};
         }
         // A block's last keys past its end repeat its last key: their scores are never used.
         const Element* chunk_keys[Keys];
         for (std::size_t j = 0; j < Keys; ++j) chunk_keys[j] = block_keys + smaller(j0 + j, keys - 1) * s.head_dim;
         decode_scores<P, Rows>(chunk_keys, queries + r0 * l.head_columns, l.head_columns, s.head_dim,
-                               call.query_factor, scores + r0 * kDecodeKeyBlock + j0);
+                               call.query_factor, scores + r0 * kDecodeKeyBlock + j0, rows_ahead);
       }
     });
     for (std::size_t r = 0; r < task.rows; ++r) {
