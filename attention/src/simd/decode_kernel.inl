@@ -545,18 +545,24 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     const FloatRows rows = float_rows(k, v, key0, keys, s, scratch + l.key_block, scratch + l.value_block);
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
-        // As the few-row path prefetches: kDecodePrefetchKeys ahead, a few rows at a time.
+        // As the few-row path prefetches: the group's keys and values kDecodePrefetchKeys ahead,
+        // during the first group's scores, a part of a line a dimension (rows_ahead rows of each
+        // over head_dim steps).
         const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
-        if (g == 0 && ahead < task.key_end) {
-          const std::size_t rows_ahead = smaller(kBlockRows, task.key_end - ahead);
-          prefetch_rows(k + ahead * s.head_dim, 1, 0, rows_ahead * s.head_dim);
-          prefetch_rows(v + ahead * s.value_dim, 1, 0, rows_ahead * s.value_dim);
-        }
+        const std::size_t rows_ahead = g == 0 && ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) : 0;
+        const char* const keys_ahead = reinterpret_cast<const char*>(k + ahead * s.head_dim);
+        const char* const values_ahead = reinterpret_cast<const char*>(v + ahead * s.value_dim);
+        const std::size_t value_step_bytes = (rows_ahead * s.value_dim + s.head_dim - 1) / s.head_dim * sizeof(Element);
+        const auto step = [&](std::size_t d) {
+          if (rows_ahead == 0) return;
+          __builtin_prefetch(keys_ahead + d * rows_ahead * sizeof(Element), 0, 2);
+          __builtin_prefetch(values_ahead + d * value_step_bytes, 0, 2);
+        };
         const float* block[kBlockRows];
         for (std::size_t i = 0; i < kBlockRows; ++i)
           block[i] = j0 + i < keys ? rows.keys + (j0 + i) * s.head_dim : zero_key;
         score_block(KeyPointers<float>{block}, queries + g * s.head_dim * kBlockColumns, s.head_dim,
-                    scores + j0 * kQueryTile + g * kBlockColumns);
+                    scores + j0 * kQueryTile + g * kBlockColumns, step);
       }
     // Each row's causal limit and mask, down its column of scores: the rows' queries repeat from
     // head to head, so limits do not grow with the row as in a flash tile.
