@@ -550,8 +550,8 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
         // over head_dim steps).
         const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
         const std::size_t rows_ahead = g == 0 && ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) : 0;
-        const char* const keys_ahead = reinterpret_cast<const char*>(k + ahead * s.head_dim);
-        const char* const values_ahead = reinterpret_cast<const char*>(v + ahead * s.value_dim);
+        const char* const keys_ahead = rows_ahead != 0 ? reinterpret_cast<const char*>(k + ahead * s.head_dim) : nullptr;
+        const char* const values_ahead = rows_ahead != 0 ? reinterpret_cast<const char*>(v + ahead * s.value_dim) : nullptr;
         const std::size_t value_step_bytes = (rows_ahead * s.value_dim + s.head_dim - 1) / s.head_dim * sizeof(Element);
         const auto step = [&](std::size_t d) {
           if (rows_ahead == 0) return;
