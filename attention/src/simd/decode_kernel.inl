@@ -315,21 +315,27 @@ using FewRowsProducts = WidenedProducts<Element>;
 #endif
 }
 
-// Rows of K and V to fetch into L2 while a chunk's scores are taken (decode_scores): the lines
-// from `keys` on and from `values` on, key_lines and value_lines of them. None where both are 0.
+// Whether the few-rows task asks for its lines ahead spread over a chunk's scores (RowsAhead)
+// rather than all before them: where a vector holds 16 floats. On AVX2, whose score loop already
+// wants more than its 16 vector registers, bfloat16 decoding ran 0.85x spread.
+constexpr bool kSpreadScorePrefetches = kWidth == 16;
+
+// Rows of K and V to fetch into L2 while a chunk's scores are taken (decode_scores): key_bytes
+// from `keys` on and value_bytes from `values` on. None where both are 0.
 struct RowsAhead {
   const char* keys = nullptr;
   const char* values = nullptr;
-  std::size_t key_lines = 0;
-  std::size_t value_lines = 0;
+  std::size_t key_bytes = 0;
+  std::size_t value_bytes = 0;
 };
 
 // scores[r * kDecodeKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
 // (packed by P::pack_query, head_columns apart) and the kWidth / Rows keys at keys[j]. The rows'
 // chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
 // (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
-// The lines `ahead` are asked for a few at a time between the products, not in one burst: a burst
-// fills the core's line fill buffers and the products behind it wait for memory.
+// The lines `ahead` are asked for a few at a time, before each chunk of dimensions' products, not
+// in one burst: a burst fills the core's line fill buffers and the products behind it wait for
+// memory.
 template <class P, std::size_t Rows>
 [[gnu::always_inline]] inline void decode_scores(const typename P::Element* const (&keys)[kWidth / Rows],
                                                  const float* queries, std::size_t head_columns,
@@ -337,31 +343,32 @@ template <class P, std::size_t Rows>
                                                  const RowsAhead& ahead) {
   constexpr std::size_t Keys = kWidth / Rows;
   const std::size_t whole = head_dim / P::kChunk * P::kChunk;
-  const std::size_t steps = whole / P::kChunk * Keys;
-  const auto per_step = [steps](std::size_t lines) { return steps == 0 ? lines : (lines + steps - 1) / steps; };
-  const std::size_t key_lines_per_step = per_step(ahead.key_lines), value_lines_per_step = per_step(ahead.value_lines);
-  std::size_t key_line = 0, value_line = 0;
-  const auto fetch = [](const char* from, std::size_t& line, std::size_t count, std::size_t lines) {
-    for (const std::size_t end = smaller(line + count, lines); line < end; ++line) __builtin_prefetch(from + line * 64, 0, 2);
+  // Each chunk of dimensions asks for its share of the lines, a whole number of them.
+  const std::size_t chunks = whole / P::kChunk;
+  const auto share = [chunks](std::size_t bytes) { return chunks == 0 ? bytes : (bytes + 64 * chunks - 1) / (64 * chunks) * 64; };
+  const std::size_t key_share = share(ahead.key_bytes), value_share = share(ahead.value_bytes);
+  std::size_t key_at = 0, value_at = 0;
+  const auto fetch = [](const char* from, std::size_t& at, std::size_t share, std::size_t bytes) {
+    for (const std::size_t end = smaller(at + share, bytes); at < end; at += 64) __builtin_prefetch(from + at, 0, 2);
   };
   Floats acc[kWidth];
 #pragma GCC unroll 16
   for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
   for (std::size_t d = 0; d < whole; d += P::kChunk) {
+    fetch(ahead.keys, key_at, key_share, ahead.key_bytes);
+    fetch(ahead.values, value_at, value_share, ahead.value_bytes);
     typename P::QueryChunk q[Rows];
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) q[r] = P::load_query(queries + r * head_columns, d);
 #pragma GCC unroll 16
     for (std::size_t j = 0; j < Keys; ++j) {
       const typename P::KeyChunk k = P::load_key(keys[j], d);
-      fetch(ahead.keys, key_line, key_lines_per_step, ahead.key_lines);
-      fetch(ahead.values, value_line, value_lines_per_step, ahead.value_lines);
 #pragma GCC unroll 4
       for (std::size_t r = 0; r < Rows; ++r) acc[r * Keys + j] = P::multiply_add(q[r], k, acc[r * Keys + j]);
     }
   }
-  fetch(ahead.keys, key_line, ahead.key_lines, ahead.key_lines);
-  fetch(ahead.values, value_line, ahead.value_lines, ahead.value_lines);
+  fetch(ahead.keys, key_at, ahead.key_bytes, ahead.key_bytes);
+  fetch(ahead.values, value_at, ahead.value_bytes, ahead.value_bytes);
   alignas(64) float sums[kWidth];
   (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
 #pragma GCC unroll 4
@@ -660,10 +667,14 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
         RowsAhead rows_ahead;
         if (r0 == 0 && ahead < task.key_end) {
           const std::size_t keys_ahead = smaller(Keys, task.key_end - ahead);
-          rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
-                        reinterpret_cast<const char*>(v + ahead * s.value_dim),
-                        (keys_ahead * s.head_dim * sizeof(Element) + 63) / 64,
-                        (keys_ahead * s.value_dim * sizeof(Element) + 63) / 64};
+          if constexpr (kSpreadScorePrefetches) {
+            rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
+                          reinterpret_cast<const char*>(v + ahead * s.value_dim),
+                          keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
+          } else {
+            prefetch_rows(k + ahead * s.head_dim, 1, 0, keys_ahead * s.head_dim);
+            prefetch_rows(v + ahead * s.value_dim, 1, 0, keys_ahead * s.value_dim);
+          }
         }
         // A block's last keys past its end repeat its last key: their scores are never used.
         const Element* chunk_keys[Keys];
