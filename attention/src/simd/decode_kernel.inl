@@ -315,8 +315,8 @@ using FewRowsProducts = WidenedProducts<Element>;
 #endif
 }
 
-// Whether the few-rows task asks for its lines ahead spread over a chunk's scores (RowsAhead)
-// rather than all before them: where a vector holds 16 floats. On AVX2, whose score loop already
+// Whether decode_scores spreads the lines it asks for over its chunks of dimensions rather than
+// asking for all before them: where a vector holds 16 floats. On AVX2, whose score loop already
 // wants more than its 16 vector registers, bfloat16 decoding ran 0.85x spread.
 constexpr bool kSpreadScorePrefetches = kWidth == 16;
 
@@ -333,9 +333,9 @@ struct RowsAhead {
 // (packed by P::pack_query, head_columns apart) and the kWidth / Rows keys at keys[j]. The rows'
 // chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
 // (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
-// The lines `ahead` are asked for a few at a time, before each chunk of dimensions' products, not
-// in one burst: a burst fills the core's line fill buffers and the products behind it wait for
-// memory.
+// The lines `ahead` are asked for a few at a time, before each chunk of dimensions' products
+// (kSpreadScorePrefetches), not in one burst: a burst fills the core's line fill buffers and the
+// products behind it wait for memory.
 template <class P, std::size_t Rows>
 [[gnu::always_inline]] inline void decode_scores(const typename P::Element* const (&keys)[kWidth / Rows],
                                                  const float* queries, std::size_t head_columns,
@@ -343,7 +343,13 @@ template <class P, std::size_t Rows>
                                                  const RowsAhead& ahead) {
   constexpr std::size_t Keys = kWidth / Rows;
   const std::size_t whole = head_dim / P::kChunk * P::kChunk;
-  // Each chunk of dimensions asks for its share of the lines, a whole number of them.
+  // Each chunk of dimensions asks for its share of the lines, a whole number of them; without the
+  // spread, all go before the first (prefetch_rows, whose loop keeps AVX2's score loop as it was:
+  // the spread's counters cost it 11-13% more instructions even asking for all at once).
+  if constexpr (!kSpreadScorePrefetches) {
+    prefetch_rows(ahead.keys, 1, 0, ahead.key_bytes);
+    prefetch_rows(ahead.values, 1, 0, ahead.value_bytes);
+  }
   const std::size_t chunks = whole / P::kChunk;
   const auto share = [chunks](std::size_t bytes) { return chunks == 0 ? bytes : (bytes + 64 * chunks - 1) / (64 * chunks) * 64; };
   const std::size_t key_share = share(ahead.key_bytes), value_share = share(ahead.value_bytes);
@@ -355,8 +361,10 @@ template <class P, std::size_t Rows>
 #pragma GCC unroll 16
   for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
   for (std::size_t d = 0; d < whole; d += P::kChunk) {
-    fetch(ahead.keys, key_at, key_share, ahead.key_bytes);
-    fetch(ahead.values, value_at, value_share, ahead.value_bytes);
+    if constexpr (kSpreadScorePrefetches) {
+      fetch(ahead.keys, key_at, key_share, ahead.key_bytes);
+      fetch(ahead.values, value_at, value_share, ahead.value_bytes);
+    }
     typename P::QueryChunk q[Rows];
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) q[r] = P::load_query(queries + r * head_columns, d);
@@ -367,8 +375,10 @@ template <class P, std::size_t Rows>
       for (std::size_t r = 0; r < Rows; ++r) acc[r * Keys + j] = P::multiply_add(q[r], k, acc[r * Keys + j]);
     }
   }
-  fetch(ahead.keys, key_at, ahead.key_bytes, ahead.key_bytes);
-  fetch(ahead.values, value_at, ahead.value_bytes, ahead.value_bytes);
+  if constexpr (kSpreadScorePrefetches) {
+    fetch(ahead.keys, key_at, ahead.key_bytes, ahead.key_bytes);
+    fetch(ahead.values, value_at, ahead.value_bytes, ahead.value_bytes);
+  }
   alignas(64) float sums[kWidth];
   (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
 #pragma GCC unroll 4
@@ -552,9 +562,9 @@ void decode_many_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     const FloatRows rows = float_rows(k, v, key0, keys, s, scratch + l.key_block, scratch + l.value_block);
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
-        // As the few-row path prefetches: the group's keys and values kDecodePrefetchKeys ahead,
-        // during the first group's scores, a part of a line a dimension (rows_ahead rows of each
-        // over head_dim steps).
+        // The group's keys and values kDecodePrefetchKeys ahead, spread over the first group's
+        // scores: a part of a line each dimension's step (rows_ahead rows of each over head_dim
+        // steps).
         const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
         const std::size_t rows_ahead = g == 0 && ahead < task.key_end ? smaller(kBlockRows, task.key_end - ahead) : 0;
         const char* const keys_ahead = rows_ahead != 0 ? reinterpret_cast<const char*>(k + ahead * s.head_dim) : nullptr;
@@ -667,14 +677,9 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
         RowsAhead rows_ahead;
         if (r0 == 0 && ahead < task.key_end) {
           const std::size_t keys_ahead = smaller(Keys, task.key_end - ahead);
-          if constexpr (kSpreadScorePrefetches) {
-            rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
-                          reinterpret_cast<const char*>(v + ahead * s.value_dim),
-                          keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
-          } else {
-            prefetch_rows(k + ahead * s.head_dim, 1, 0, keys_ahead * s.head_dim);
-            prefetch_rows(v + ahead * s.value_dim, 1, 0, keys_ahead * s.value_dim);
-          }
+          rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
+                        reinterpret_cast<const char*>(v + ahead * s.value_dim),
+                        keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
         }
         // A block's last keys past its end repeat its last key: their scores are never used.
         const Element* chunk_keys[Keys];
