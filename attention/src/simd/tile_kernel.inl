@@ -18,8 +18,9 @@
 //    words per pair of keys, as B would take P^T), then transposed, 16 x 16 words, into A's
 //    layout of P: a query row's 16 pairs of keys;
 //  - O += P V: B is the block's values packed once per block for every row group
-//    (pack_value_pairs: a pair of keys per row, a column's two values per word), C a tile of 16
-//    rows x 16 columns of O, loaded from the row group's float outputs in scratch and stored back.
+//    (pack_value_pairs: a pair of keys per row, a column's two values per word; decoding's one row
+//    group packs a span of them at a time, just before that span's products), C a tile of 16 rows
+//    x 16 columns of O, loaded from the row group's float outputs in scratch and stored back.
 // The output rows are rescaled in scratch only when a block moves a row's base (kLazyRange).
 //
 // The kernels take head_dim a multiple of 32 and value_dim a multiple of 16, whole tiles; other
@@ -53,7 +54,8 @@ struct TileLayout {
   std::size_t queries;   // pack_query_pairs of kQueryTile rows: (rows / 32) x head_dim / 2 x 32 words
   std::size_t scores;    // S^T of a block, kMaxBlockKeys x kQueryTile
   std::size_t weights;   // each row group's P as A: a tile of 16 x 16 words per 32 keys of a block
-  std::size_t values;    // the block's values paired, kMaxBlockKeys / 2 x value_dim words
+  std::size_t values;    // a flash block's values paired, or a decode span's: kFlashBlockKeys / 2 x
+                         // value_dim words
   std::size_t keys;      // a block that ends inside a span: its keys, zeros to the span's end
   std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
   std::size_t row_max;   // kQueryTile each: base (weigh_block), sum, rescale factor, visible keys
@@ -74,7 +76,7 @@ TileLayout tile_layout_of(const AttentionShape& s) {
   l.queries = region(kQueryTile * s.head_dim / 2);
   l.scores = region(kMaxBlockKeys * kQueryTile);
   l.weights = region(larger(kQueryTile / kTileRows * kFlashBlockKeys, kDecodeBlockKeys) / 32 * kWeightTileWords);
-  l.values = region(kMaxBlockKeys / 2 * s.value_dim);
+  l.values = region(larger(kFlashBlockKeys, kSpanKeys) / 2 * s.value_dim);
   l.keys = region(kMaxBlockKeys * s.head_dim / 2);
   l.outputs = region(kQueryTile * s.value_dim);
   l.row_max = region(kQueryTile);
@@ -134,7 +136,7 @@ struct TileTask {
   float* scores;
   Pair* weights;                // P of each row group, as accumulate_tiles takes it,
   std::size_t group_weight_words;  // one block's tiles of P apart
-  const Pair* values;           // the block's values, paired
+  const Pair* values;           // flash: the block's values, paired
   float* outputs;               // rows value_dim apart
   float* row_max;               // per row, its base
   float* row_sum;
@@ -448,12 +450,24 @@ const bfloat16* block_keys(const bfloat16* k, std::size_t key0, std::size_t keys
   return copy;
 }
 
-// The values of a block paired for accumulate_tiles, zeros to the end of its last span (their
-// weights are zero, and a non-finite value times zero would not be).
+// The values of `keys` keys from key0 paired for accumulate_tiles or accumulate_spans, zeros to
+// the end of their last span (their weights are zero, and a non-finite value times zero would not
+// be).
 void pack_block_values(const bfloat16* v, std::size_t key0, std::size_t keys, std::size_t value_dim, Pair* values) {
   pack_value_pairs(v + key0 * value_dim, keys, value_dim, value_dim, values);
   const std::size_t packed = (keys + 1) / 2 * value_dim;
   __builtin_memset(values + packed, 0, (round_up(keys, kSpanKeys) / 2 * value_dim - packed) * sizeof(Pair));
+}
+
+// O += P V over a decode block's `keys` keys, whose values start at `v`: each span's values paired
+// just before its products into `values`, one span's room (16 KiB with value_dim 128), which the
+// products read while it is still in L1; a whole block's pairs (64 KiB) would pass L1 during the
+// block's scores and weights and come back from L2.
+void accumulate_spans(const TileTask& t, const bfloat16* v, std::size_t keys, Pair* values) {
+  for (std::size_t span = 0; span * kSpanKeys < keys; ++span) {
+    pack_block_values(v, span * kSpanKeys, smaller(kSpanKeys, keys - span * kSpanKeys), t.value_dim, values);
+    accumulate_span(t, 0, t.weights + span * 2 * kWeightTileWords, values);
+  }
 }
 
 void clear_rows(std::size_t rows, std::size_t value_dim, float* row_max, float* row_sum, float* outputs) {
@@ -616,12 +630,11 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
   auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeBlockKeys) {
     const std::size_t keys = smaller(kDecodeBlockKeys, task.key_end - key0);
-    pack_block_values(inputs.v, key0, keys, s.value_dim, w.pairs_at(w.l.values));
     const Ahead next = keys_ahead(inputs.k, inputs.v, key0 + kDecodeBlockKeys, task.key_end, keys, s);
     score_tiles(t, 0, block_keys(inputs.k, key0, keys, s.head_dim, key_copy), keys);
     weigh_block(t, 0, key0, keys, call.mask != nullptr ? mask_rows : nullptr, next);
     rescale_outputs(t, 0);
-    accumulate_tiles(t, 0, keys);
+    accumulate_spans(t, inputs.v + key0 * s.value_dim, keys, w.pairs_at(w.l.values));
   }
   for (std::size_t r = 0; r < task.rows; ++r) {
     task.row_max[r] = row_max[r];
