@@ -330,14 +330,14 @@ struct RowsAhead {
 };
 
 // scores[r * kDecodeKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
-// (packed by P::pack_query, head_columns apart) and the kWidth / Rows keys at keys[j]. The rows'
+// (packed by P::pack_query, head_columns apart) and the kWidth / Rows key rows keys(j). The rows'
 // chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
 // (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
 // The lines `ahead` are asked for a few at a time, before each chunk of dimensions' products
 // (kSpreadScorePrefetches), not in one burst: a burst fills the core's line fill buffers and the
 // products behind it wait for memory.
-template <class P, std::size_t Rows>
-[[gnu::always_inline]] inline void decode_scores(const typename P::Element* const (&keys)[kWidth / Rows],
+template <class P, std::size_t Rows, class KeyRows>
+[[gnu::always_inline]] inline void decode_scores(const KeyRows& keys,
                                                  const float* queries, std::size_t head_columns,
                                                  std::size_t head_dim, float factor, float* scores,
                                                  const RowsAhead& ahead) {
@@ -370,7 +370,7 @@ template <class P, std::size_t Rows>
     for (std::size_t r = 0; r < Rows; ++r) q[r] = P::load_query(queries + r * head_columns, d);
 #pragma GCC unroll 16
     for (std::size_t j = 0; j < Keys; ++j) {
-      const typename P::KeyChunk k = P::load_key(keys[j], d);
+      const typename P::KeyChunk k = P::load_key(keys(j), d);
 #pragma GCC unroll 4
       for (std::size_t r = 0; r < Rows; ++r) acc[r * Keys + j] = P::multiply_add(q[r], k, acc[r * Keys + j]);
     }
@@ -388,7 +388,7 @@ template <class P, std::size_t Rows>
       for (std::size_t j = 0; j < Keys; ++j) {
         float sum = 0.0f;
         for (std::size_t d = whole; d < head_dim; ++d)
-          sum += P::query_element(queries + r * head_columns, d) * widen(keys[j][d]);
+          sum += P::query_element(queries + r * head_columns, d) * widen(keys(j)[d]);
         scores[r * kDecodeKeyBlock + j] += factor * sum;
       }
     }
@@ -681,11 +681,24 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
                         reinterpret_cast<const char*>(v + ahead * s.value_dim),
                         keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
         }
+        float* const chunk_scores = scores + r0 * kDecodeKeyBlock + j0;
+        // The common head dimensions, a whole chunk of keys: consecutive rows from one pointer at
+        // a compile-time stride (ConsecutiveKeys), the dimensions' loop of a known length. With a
+        // pointer a key, GCC kept pointers in vector registers and on the stack, and a key's chunk
+        // on the stack between its two widening operations.
+        const auto consecutive = [&]<std::size_t HeadDim>() {
+          static_assert(HeadDim % kAlignFloats == 0, "the packed query rows are HeadDim apart");
+          if (s.head_dim != HeadDim || j0 + Keys > keys) return false;
+          decode_scores<P, Rows>(ConsecutiveKeys<Element, HeadDim, Keys>{block_keys + j0 * HeadDim},
+                                 queries + r0 * HeadDim, HeadDim, HeadDim, call.query_factor, chunk_scores, rows_ahead);
+          return true;
+        };
+        if (consecutive.template operator()<128>() || consecutive.template operator()<64>()) continue;
         // A block's last keys past its end repeat its last key: their scores are never used.
         const Element* chunk_keys[Keys];
         for (std::size_t j = 0; j < Keys; ++j) chunk_keys[j] = block_keys + smaller(j0 + j, keys - 1) * s.head_dim;
-        decode_scores<P, Rows>(chunk_keys, queries + r0 * l.head_columns, l.head_columns, s.head_dim,
-                               call.query_factor, scores + r0 * kDecodeKeyBlock + j0, rows_ahead);
+        decode_scores<P, Rows>([&](std::size_t j) { return chunk_keys[j]; }, queries + r0 * l.head_columns,
+                               l.head_columns, s.head_dim, call.query_factor, chunk_scores, rows_ahead);
       }
     });
     for (std::size_t r = 0; r < task.rows; ++r) {
