@@ -5,9 +5,10 @@
 // and K and V too large to stay in any cache, so the time is the time to stream them, and the
 // arithmetic must keep out of the way of the loads. A task therefore takes every query row that
 // reads one key/value head (the query heads of its group, each with its seq_q queries) and walks
-// a range of keys once: per block of kDecodeKeyBlock keys, the scores of all its rows (each key
-// row read from memory once, then from L1 for the other rows), the online softmax of each row,
-// and P V into each row's output (each value row likewise). The caller splits the keys so that
+// a range of keys once: per block of keys (kDecodeKeyBlock; kFewRowsKeyBlock in the few-rows
+// way below), the scores of all its rows (each key row read from memory once, then from L1 for
+// the other rows), the online softmax of each row, and P V into each row's output (each value row
+// likewise). The caller splits the keys so that
 // there are tasks enough for every thread, and combines the partial results of a row's splits
 // exactly (decode_sdpa.cpp).
 //
@@ -40,6 +41,11 @@ namespace {
 
 constexpr std::size_t kDecodeTaskRows = 64;
 constexpr std::size_t kDecodeKeyBlock = 32;
+// The few-rows task's blocks: longer where a vector holds 16 floats, so that the rows' outputs,
+// loaded, rescaled and stored once a block and chunk of columns, and each row's softmax step, are
+// paid over more keys; with AVX2 and SSE2 longer blocks gave nothing.
+constexpr std::size_t kFewRowsKeyBlock = kWidth == 16 ? 128 : kDecodeKeyBlock;
+static_assert(kFewRowsKeyBlock % (2 * kWidth) == 0);
 // Chunks of value columns (two vectors' worth each) a chunk of rows accumulates at once: 4 rows x
 // 2 chunks are 16 of AVX-512's 32 registers; AVX2 and SSE2 have 16 registers, so one chunk.
 constexpr std::size_t kDecodeValueChunks = kWidth == 16 ? 2 : 1;
@@ -58,7 +64,7 @@ struct DecodeLayout {
   std::size_t value_columns;  // value_dim rounded up to kWidth
   std::size_t queries;        // few rows: kDecodeTaskRows x head_columns, as FewRowsProducts packs
                               // them; many: flash's packing of kQueryTile rows (pack_queries)
-  std::size_t scores;         // few rows: kDecodeTaskRows x kDecodeKeyBlock; many: flash's S^T,
+  std::size_t scores;         // few rows: kDecodeTaskRows x kFewRowsKeyBlock; many: flash's S^T,
                               // kKeyTile x kQueryTile; the scores, then the weights
   std::size_t outputs;        // many rows: kQueryTile x value_columns, unnormalised; rows in lanes
                               // with float products: O^T, value_dim x kWidth
@@ -67,7 +73,7 @@ struct DecodeLayout {
   std::size_t rescale;        // kQueryTile factors exp2(old max - new max) of the current block
   std::size_t zero_key;       // many rows: head_dim zeros, the keys of a block past its end
   std::size_t zero_values;    // few rows: value_dim zeros, the value row past the last key
-  std::size_t weights;        // few rows: kDecodeTaskRows x kDecodeKeyBlock / 2, the weights as
+  std::size_t weights;        // few rows: kDecodeTaskRows x kFewRowsKeyBlock / 2, the weights as
                               // FewRowsProducts::weigh packs them; bfloat16 rows in lanes:
                               // kDecodeKeyBlock / 2 x kQueryTile, as pack_weight_pairs does
   std::size_t key_block;      // bfloat16: a block's keys widened, kKeyTile or kDecodeKeyBlock x head_dim
@@ -87,14 +93,14 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
     return start;
   };
   l.queries = region(larger(kDecodeTaskRows * l.head_columns, kQueryTile * s.head_dim));
-  l.scores = region(larger(kDecodeTaskRows * kDecodeKeyBlock, kKeyTile * kQueryTile));
+  l.scores = region(larger(kDecodeTaskRows * kFewRowsKeyBlock, kKeyTile * kQueryTile));
   l.outputs = region(kQueryTile * l.value_columns);
   l.row_max = region(kQueryTile);
   l.row_sum = region(kQueryTile);
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
   l.zero_values = region(s.value_dim);
-  l.weights = region(larger(kDecodeTaskRows, kQueryTile) * kDecodeKeyBlock / 2);
+  l.weights = region(larger(kDecodeTaskRows * kFewRowsKeyBlock, kQueryTile * kDecodeKeyBlock) / 2);
   const std::size_t block_keys = std::is_same_v<Element, float> ? 0 : larger(kKeyTile, kDecodeKeyBlock);
   l.key_block = region(block_keys * s.head_dim);
   l.value_block = region(block_keys * s.value_dim);
@@ -250,13 +256,16 @@ struct Bf16PairProducts {
   }
   // vcvtne2ps2bf16 rounds to nearest even (flushing subnormal weights to zero): the first 16
   // weights in the low 16 words, the next in the high ones, so word p pairs weights 2p and
-  // 2p + 1. Weights past `keys` are zero: their keys' value rows are another block's, or zeros.
+  // 2p + 1. Weights past `keys` are zero up to the next 32: their keys' value rows are another
+  // block's, or zeros.
   static void weigh(const float* weights, std::size_t keys, float* packed) {
-    static_assert(kDecodeKeyBlock == 2 * kWidth);
     const auto lanes = [](std::size_t n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1); };
-    const __m512 first = _mm512_maskz_loadu_ps(lanes(keys), weights);
-    const __m512 second = _mm512_maskz_loadu_ps(lanes(keys > 16 ? keys - 16 : 0), weights + kWidth);
-    _mm512_store_si512(packed, (__m512i)_mm512_cvtne2ps_pbh(second, first));
+    for (std::size_t j = 0; j < keys; j += 2 * kWidth) {
+      const std::size_t left = keys - j;
+      const __m512 first = _mm512_maskz_loadu_ps(lanes(left), weights + j);
+      const __m512 second = _mm512_maskz_loadu_ps(lanes(left > 16 ? left - 16 : 0), weights + j + kWidth);
+      _mm512_store_si512(packed + j / 2, (__m512i)_mm512_cvtne2ps_pbh(second, first));
+    }
   }
 };
 
@@ -329,7 +338,7 @@ struct RowsAhead {
   std::size_t value_bytes = 0;
 };
 
-// scores[r * kDecodeKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
+// scores[r * kFewRowsKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
 // (packed by P::pack_query, head_columns apart) and the kWidth / Rows key rows keys(j). The rows'
 // chunks stay in registers while each key's chunk is loaded once; accumulator r * Keys + j is
 // (row r, key j), and sums_of_each reduces the kWidth of them to one vector of the chunk's scores.
@@ -382,14 +391,14 @@ template <class P, std::size_t Rows, class KeyRows>
   alignas(64) float sums[kWidth];
   (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
 #pragma GCC unroll 4
-  for (std::size_t r = 0; r < Rows; ++r) __builtin_memcpy(scores + r * kDecodeKeyBlock, sums + r * Keys, sizeof(float) * Keys);
+  for (std::size_t r = 0; r < Rows; ++r) __builtin_memcpy(scores + r * kFewRowsKeyBlock, sums + r * Keys, sizeof(float) * Keys);
   if (whole < head_dim)
     for (std::size_t r = 0; r < Rows; ++r) {
       for (std::size_t j = 0; j < Keys; ++j) {
         float sum = 0.0f;
         for (std::size_t d = whole; d < head_dim; ++d)
           sum += P::query_element(queries + r * head_columns, d) * widen(keys(j)[d]);
-        scores[r * kDecodeKeyBlock + j] += factor * sum;
+        scores[r * kFewRowsKeyBlock + j] += factor * sum;
       }
     }
 }
@@ -664,8 +673,8 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
   }
 
-  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
-    const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kFewRowsKeyBlock) {
+    const std::size_t keys = smaller(kFewRowsKeyBlock, task.key_end - key0);
     const Element* const block_keys = k + key0 * s.head_dim;
     const Element* const block_values = v + key0 * s.value_dim;
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
@@ -681,7 +690,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
                         reinterpret_cast<const char*>(v + ahead * s.value_dim),
                         keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
         }
-        float* const chunk_scores = scores + r0 * kDecodeKeyBlock + j0;
+        float* const chunk_scores = scores + r0 * kFewRowsKeyBlock + j0;
         // The common head dimensions, a whole chunk of keys: consecutive rows from one pointer at
         // a compile-time stride (ConsecutiveKeys), the dimensions' loop of a known length. With a
         // pointer a key, GCC kept pointers in vector registers and on the stack, and a key's chunk
@@ -702,7 +711,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       }
     });
     for (std::size_t r = 0; r < task.rows; ++r) {
-      float* const row = scores + r * kDecodeKeyBlock;
+      float* const row = scores + r * kFewRowsKeyBlock;
       const std::size_t i = query_of(r);
       // Keys from `visible` on are past the row's causal limit.
       const std::size_t limit = visible_keys(call.window, i);
@@ -713,11 +722,11 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       }
       for (std::size_t j = visible; j < keys; ++j) row[j] = kMinusInfinity;
       rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
-      P::weigh(row, keys, weights + r * kDecodeKeyBlock / 2);
+      P::weigh(row, keys, weights + r * kFewRowsKeyBlock / 2);
     }
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
-      decode_accumulate_rows<P, Rows>(scores + r0 * kDecodeKeyBlock, {kDecodeKeyBlock, 1, kDecodeKeyBlock / 2, 1},
-                                      weights + r0 * kDecodeKeyBlock / 2, keys,
+      decode_accumulate_rows<P, Rows>(scores + r0 * kFewRowsKeyBlock, {kFewRowsKeyBlock, 1, kFewRowsKeyBlock / 2, 1},
+                                      weights + r0 * kFewRowsKeyBlock / 2, keys,
                                       block_values, zeros, s.value_dim, task.outputs + r0 * task.value_stride,
                                       task.value_stride, rescale + r0);
     });
