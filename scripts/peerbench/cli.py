@@ -44,7 +44,8 @@ from .environment import PEER_MODULES, VENV_DIR, ensure_modules
 from .id_check import OurIds, check_ids
 from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Inputs
 from .locations import BUILD_DIR
-from .ours_sdpa import BenchesRunner, counterparts, dtype_of, our_name, print_ratio_rows, ratio_rows
+from .ours_sdpa import (BenchesRunner, counterparts, dtype_of, float_counterpart, our_name, print_ratio_rows,
+                        ratio_rows)
 from .peers import TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
 from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, ELEMENT_BYTES, SDPA_BATCH, SDPA_HEADS,
@@ -84,8 +85,10 @@ def parse_args():
                         help="comma-separated implementations of ours, each for every selected SDPA shape that "
                         "BUILD_DIR/benches has it for, or FAMILY/IMPLEMENTATION for one family's shapes (e.g. "
                         "sdpa/flash_bf16,sdpa_decode/decode_bf16): measured by build/benches in the same rounds as "
-                        "the torch rows of each shape, a run of benches a repetition; a table then gives ours over "
-                        "torch of the same element type, the median of the rounds' ratios")
+                        "the torch rows of each shape, a run of benches a repetition; a table then gives the median "
+                        "of the rounds' ratios of ours over torch of the same element type and of ours in bfloat16 "
+                        "over ours in float, and each decoding round's fraction of the memory bandwidth that benches "
+                        "measured in the same process")
     parser.add_argument("--setup", action="store_true",
                         help=f"if a peer package is missing, create a virtual environment in "
                         f"{VENV_DIR}, pip-install {', '.join(PEER_MODULES.values())} into it (torch from PyPI: "
@@ -298,7 +301,8 @@ def torch_sample(peer, name, amounts, prepare, args):
 
 
 def ours_sample(runner, name):
-    """sample() -> (iterations, real ns, cpu ns) of one run of our benchmark NAME by build/benches."""
+    """sample() -> (iterations, real ns, cpu ns, kept counters) of one run of our benchmark NAME by
+    build/benches."""
     def sample():
         try:
             return runner.run(name)
@@ -309,8 +313,9 @@ def ours_sample(runner, name):
 
 def add_our_sdpa_members(shapes, args, notes):
     """Adds to each SDPA shape of SHAPES (FAMILY/SHAPE -> (workload, members)) the members of
-    --ours-sdpa that build/benches has for it, and returns the (ours, torch) name pairs whose
-    per-round ratios are reported: each of ours against the torch rows of its element type."""
+    --ours-sdpa that build/benches has for it, and returns the (ours, theirs) name pairs whose
+    per-round ratios are reported: each of ours against the torch rows of its element type, and
+    each of ours in bfloat16 against ours in float where both run the shape."""
     # (family or None for every family, implementation)
     implementations = [(entry.rpartition("/")[0] or None, entry.rpartition("/")[2])
                        for entry in args.ours_sdpa.split(",") if entry]
@@ -337,6 +342,11 @@ def add_our_sdpa_members(shapes, args, notes):
             members.append((name, amounts, lambda name=name: ours_sample(runner, name)))
             pairs += [(name, f"{variant}/{family_shape}/real_time")
                       for variant in counterparts(implementation, variants)]
+        ours = {name for name, *_ in members}
+        for family, implementation in implementations:
+            name, other = our_name(family_shape, implementation), float_counterpart(implementation)
+            if name in ours and other is not None and our_name(family_shape, other) in ours:
+                pairs.append((name, our_name(family_shape, other)))
     for implementation in sorted(missing):
         notes.append(f"{implementation} (--ours-sdpa) has no benchmark of some selected shapes in {runner.benches}")
     return pairs
@@ -345,7 +355,8 @@ def add_our_sdpa_members(shapes, args, notes):
 def measure_sdpa_shape(members, args):
     """Per name, the iteration records of each member (name, family_index, amounts, make_sample)
     of one SDPA shape, or the Skipped that stopped it: make_sample() prepares a member and returns
-    its sample() (torch_sample, ours_sample); the members then take turns (take_turns)."""
+    its sample() (torch_sample, ours_sample); the members then take turns (take_turns). A sample's
+    fourth value, where it has one, is counters its records keep as they are."""
     outcome, samples = {}, {}
     indexes_and_amounts = {name: (index, amounts) for name, index, amounts, _ in members}
     for name, _, _, make_sample in members:
@@ -359,7 +370,8 @@ def measure_sdpa_shape(members, args):
             continue
         family_index, amounts = indexes_and_amounts[name]
         outcome[name] = [iteration_record(name, family_index, args.repetitions, i, iterations, real, cpu, amounts)
-                         for i, (iterations, real, cpu) in enumerate(runs)]
+                         | (kept[0] if kept else {})
+                         for i, (iterations, real, cpu, *kept) in enumerate(runs)]
     return outcome
 
 
