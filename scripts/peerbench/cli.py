@@ -46,12 +46,12 @@ from .inputs import BATCH_INPUT, FAMILIES, ISOLATED_INPUTS, WARM_UP_INPUT, Input
 from .locations import BUILD_DIR
 from .ours_sdpa import (BenchesRunner, counterparts, dtype_of, float_counterpart, our_name, print_ratio_rows,
                         ratio_rows)
-from .peers import TOKENIZER_PEERS
+from .peers import OURS_PEERS, TOKENIZER_PEERS
 from .results import aggregates, context, iteration_record
 from .sdpa import (DECODE_DIM, DECODE_HEADS, DECODE_KV_HEADS, DECODE_SHAPES, ELEMENT_BYTES, SDPA_BATCH, SDPA_HEADS,
                    SDPA_SHAPES, SDPA_VARIANTS, TorchSdpaPeer, decode_bytes, decode_flops, decode_name, import_torch,
                    sdpa_flops, sdpa_name)
-from .tables import print_comparison, print_regime_table, print_table
+from .tables import print_comparison, print_regime_table, print_round_ratios, print_table
 from .timing import find_iterations, time_iterations
 
 
@@ -461,6 +461,7 @@ def main():
         print(f"warning: {notes[-1]}", file=sys.stderr)
 
     rows, reference_mismatches, pinned_cpu = [], 0, None
+    together = []  # the names of each benchmark whose peers took turns in the same rounds
     # selected holds a family's peers one after another: each family is measured at once.
     for _, group in itertools.groupby(enumerate(selected), key=lambda item: item[1][1]):
         members = [(peer, f"{peer.name}/{family}", family_index, encoding, key, regime)
@@ -478,6 +479,7 @@ def main():
         else:
             outcome = measure_together(members, inputs, ours, args)
             measurements = {name: lambda name=name: records_or_raise(outcome[name]) for _, name, *_ in members}
+            together.append([name for _, name, *_ in members])
         for peer, name, *_ in members:
             # A child's skip is reported by its parent.
             skip = collect(name, measurements[name], rows, notes, args.repetitions, warn=not args.in_child)
@@ -523,6 +525,7 @@ def main():
     if args.in_child:
         return 0
     print_table(rows)
+    print_round_ratios(rows, together, OURS_PEERS)
     if args.ours:
         print_comparison(rows, args.ours, [p.name for p in measured_peers])
         print_regime_table(rows, args.ours, [p.name for p in peers])

@@ -1,6 +1,7 @@
 """The tables printed at the end: the peers' results, and ours beside them."""
 
 import json
+import statistics
 import sys
 
 from benchcompare.tables import Table, render_text_table
@@ -55,6 +56,43 @@ def print_table(rows):
         for name, row in sdpa_rows.items():
             gbps = f"{row['GBps']:>7.2f}" if "GBps" in row else f"{'':>7}"
             print(f"{name:<86} {row['real_time'] / 1e6:>8.1f} ms {row['GFLOPS']:>8.1f} {gbps}")
+
+
+def round_ratio_rows(rows, groups, ours_names):
+    """(benchmark, ours, peer, median, lowest, highest) for each group of GROUPS (the names of one
+    benchmark's peers, measured in the same rounds) that holds one of OURS_NAMES and another peer
+    with results in ROWS: the per-round speed of ours over that of the other peer whose median time
+    is the lowest, the fastest peer of the benchmark."""
+    times = {}
+    for row in rows:
+        if row.get("run_type", "iteration") == "iteration":
+            times.setdefault(row["name"], {})[row.get("repetition_index", 0)] = row["real_time"]
+    out = []
+    for names in groups:
+        measured = [name for name in names if name in times]
+        peers = [name for name in measured if name.partition("/")[0] not in ours_names]
+        if not peers:
+            continue
+        fastest = min(peers, key=lambda name: statistics.median(times[name].values()))
+        for ours in (name for name in measured if name.partition("/")[0] in ours_names):
+            rounds = sorted(set(times[ours]) & set(times[fastest]))
+            ratios = [times[fastest][i] / times[ours][i] for i in rounds]
+            if ratios:
+                benchmark = ours.partition("/")[2]
+                out.append((benchmark, ours.partition("/")[0], fastest.partition("/")[0], statistics.median(ratios),
+                            min(ratios), max(ratios)))
+    return out
+
+
+def print_round_ratios(rows, groups, ours_names):
+    lines = round_ratio_rows(rows, groups, ours_names)
+    if not lines:
+        return
+    print("\nours over the fastest peer of each benchmark, in the same rounds: medians of the per-round speed "
+          "ratios [lowest .. highest]")
+    width = max(len(benchmark) for benchmark, *_ in lines)
+    for benchmark, ours, peer, median, lowest, highest in lines:
+        print(f"{benchmark:<{width}}  {ours} / {peer:<12} {median:6.2f}x  [{lowest:.2f} .. {highest:.2f}]")
 
 
 def split_name(run_name, peer_names):

@@ -1,4 +1,5 @@
-"""The regime table: a row per peer and per encoder of ours, a column per regime."""
+"""The regime table: a row per peer and per encoder of ours, a column per regime; and ours over
+the fastest peer of each benchmark, round by round."""
 
 import contextlib
 import io
@@ -39,6 +40,26 @@ class RegimeTableTest(unittest.TestCase):
         # A peer without any measurement has no row; o200k, measured by nobody, no table.
         self.assertFalse(any(line.startswith("gigatoken") for line in lines))
         self.assertFalse(any(line.startswith("o200k_base") for line in lines))
+
+
+
+def rounds(name, times):
+    return [iteration_record(name, 0, len(times), i, 1, t, t, {"bytes_per_second": 1}) for i, t in enumerate(times)]
+
+
+class RoundRatiosTest(unittest.TestCase):
+    def test_ours_over_the_fastest_peer_round_by_round(self):
+        from peerbench.tables import round_ratio_rows
+        rows = (rounds("gigatoken/long_encoding", [10, 30, 10]) + rounds("fastokens/long_encoding", [20, 20, 20])
+                + rounds("ours_python/long_encoding", [5, 40, 10])
+                + rounds("ours_python/stream_encoding", [1, 1, 1]))
+        groups = [["gigatoken/long_encoding", "fastokens/long_encoding", "ours_python/long_encoding"],
+                  ["ours_python/stream_encoding"]]
+        # gigatoken's median (10) is the lowest: ours is 2x, 0.75x and 1x as fast as it, round by
+        # round; the ratio of the medians (10 / 10) would hide both the gain and the loss. A
+        # benchmark that only ours ran has no row.
+        self.assertEqual(round_ratio_rows(rows, groups, ("ours_python",)),
+                         [("long_encoding", "ours_python", "gigatoken", 1.0, 0.75, 2.0)])
 
 
 if __name__ == "__main__":

@@ -28,3 +28,5 @@ from .wordchipper_peer import WordchipperPeer
 
 TOKENIZER_PEERS = [TiktokenPeer, HfTokenizersPeer, GigatokenPeer, FastokensPeer, QuicktokPeer, WordchipperPeer,
                    BpeOpenaiPeer, KitokenPeer, OursPythonPeer, OursPythonListPeer]
+# Ours among them: compared with the others, not counted as one of them.
+OURS_PEERS = (OursPythonPeer.name, OursPythonListPeer.name)
