@@ -313,9 +313,9 @@ def ours_sample(runner, name):
 
 def add_our_sdpa_members(shapes, args, notes):
     """Adds to each SDPA shape of SHAPES (FAMILY/SHAPE -> (workload, members)) the members of
-    --ours-sdpa that build/benches has for it, and returns the (ours, theirs) name pairs whose
-    per-round ratios are reported: each of ours against the torch rows of its element type, and
-    each of ours in bfloat16 against ours in float where both run the shape."""
+    --ours-sdpa that build/benches has for it, and returns the (ours, theirs, theirs'
+    implementation) of the per-round ratios reported: each of ours against the torch rows of its
+    element type, and each of ours in bfloat16 against ours in float where both run the shape."""
     # (family or None for every family, implementation)
     implementations = [(entry.rpartition("/")[0] or None, entry.rpartition("/")[2])
                        for entry in args.ours_sdpa.split(",") if entry]
@@ -340,13 +340,13 @@ def add_our_sdpa_members(shapes, args, notes):
                 continue
             amounts = workload(dtype_of(implementation))[0]
             members.append((name, amounts, lambda name=name: ours_sample(runner, name)))
-            pairs += [(name, f"{variant}/{family_shape}/real_time")
+            pairs += [(name, f"{variant}/{family_shape}/real_time", variant)
                       for variant in counterparts(implementation, variants)]
         ours = {name for name, *_ in members}
         for family, implementation in implementations:
             name, other = our_name(family_shape, implementation), float_counterpart(implementation)
             if name in ours and other is not None and our_name(family_shape, other) in ours:
-                pairs.append((name, our_name(family_shape, other)))
+                pairs.append((name, our_name(family_shape, other), other))
     for implementation in sorted(missing):
         notes.append(f"{implementation} (--ours-sdpa) has no benchmark of some selected shapes in {runner.benches}")
     return pairs

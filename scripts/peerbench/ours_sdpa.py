@@ -91,20 +91,19 @@ def float_counterpart(implementation):
 
 def ratio_rows(records, pairs):
     """(ours, what, median, lowest, highest) of the per-round ratios of each (ours name, theirs
-    name) of PAIRS that both have records in RECORDS (name -> iteration records), `what` the
-    implementation of theirs it is taken over ("/ torch_bf16", "/ decode"), then of each of ours
-    whose records keep a bandwidth_fraction, `what` "of bandwidth"."""
+    name, theirs' implementation) of PAIRS that both have records in RECORDS (name -> iteration
+    records), `what` "/ " and the implementation ("/ torch_bf16", "/ decode"); then of every
+    benchmark whose records keep a bandwidth_fraction, `what` "of bandwidth"."""
     rows = []
-    for ours, theirs in pairs:
+    for ours, theirs, implementation in pairs:
         if ours in records and theirs in records:
             ratios = round_ratios(records[ours], records[theirs])
             if ratios:
-                implementation = theirs.split("/")[1] if theirs.startswith("sdpa") else theirs.partition("/")[0]
                 rows.append((ours, f"/ {implementation}", statistics.median(ratios), min(ratios), max(ratios)))
-    for ours in dict.fromkeys(ours for ours, _ in pairs):
-        fractions = [record["bandwidth_fraction"] for record in records.get(ours, []) if "bandwidth_fraction" in record]
+    for name, runs in records.items():
+        fractions = [record["bandwidth_fraction"] for record in runs if "bandwidth_fraction" in record]
         if fractions:
-            rows.append((ours, "of bandwidth", statistics.median(fractions), min(fractions), max(fractions)))
+            rows.append((name, "of bandwidth", statistics.median(fractions), min(fractions), max(fractions)))
     return rows
 
 

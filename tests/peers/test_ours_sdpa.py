@@ -78,7 +78,7 @@ class RatiosTest(unittest.TestCase):
         ours, theirs = "sdpa/flash/x", "torch/sdpa/x"
         # Round by round ours is 2x, 2x and 0.5x as fast; the medians' ratio would be 20/20 = 1.
         rows = ratio_rows({ours: records(ours, [10, 20, 40]), theirs: records(theirs, [20, 40, 20])},
-                          [(ours, theirs), ("sdpa/flash/missing", theirs)])
+                          [(ours, theirs, "torch"), ("sdpa/flash/missing", theirs, "torch")])
         self.assertEqual(rows, [(ours, "/ torch", 2.0, 0.5, 2.0)])
 
     def test_bfloat16_over_float_and_the_bandwidth_fractions_of_the_rounds(self):
@@ -86,7 +86,7 @@ class RatiosTest(unittest.TestCase):
         torch_bf16 = f"torch_bf16/{DECODE_SHAPE}/real_time"
         rows = ratio_rows({bf16: records(bf16, [10, 10, 10], [0.5, 0.7, 0.6]), f32: records(f32, [18, 16, 20]),
                            torch_bf16: records(torch_bf16, [50, 40, 60])},
-                          [(bf16, torch_bf16), (bf16, f32)])
+                          [(bf16, torch_bf16, "torch_bf16"), (bf16, f32, "decode")])
         self.assertEqual(rows, [(bf16, "/ torch_bf16", 5.0, 4.0, 6.0), (bf16, "/ decode", 1.8, 1.6, 2.0),
                                 (bf16, "of bandwidth", 0.6, 0.5, 0.7)])
 
@@ -123,7 +123,7 @@ class TurnsTest(unittest.TestCase):
             pairs = cli.add_our_sdpa_members(shapes, args, notes)
         ours = our_name(SHAPE, "flash_bf16")
         # sdpa_decode/flash is for the decode shapes only: not this one, and no note of it.
-        self.assertEqual(pairs, [(ours, torch_name)])
+        self.assertEqual(pairs, [(ours, torch_name, "torch_bf16")])
         self.assertEqual([name for name, *_ in shapes[SHAPE][1]], [torch_name, ours])
         self.assertEqual(len(notes), 1)
         self.assertIn("decode (--ours-sdpa) has no benchmark", notes[0])
@@ -146,8 +146,8 @@ class TurnsTest(unittest.TestCase):
         shapes = {SHAPE: (lambda dtype: ({"GFLOPS": 1.0}, None), [(torch_name, {"GFLOPS": 1.0}, lambda: None)])}
         with mock.patch.object(cli, "BenchesRunner", lambda benches, min_time: FakeRunner(benches, min_time, [])):
             pairs = cli.add_our_sdpa_members(shapes, args, [])
-        self.assertEqual(pairs, [(our_name(SHAPE, "flash_bf16"), torch_name),
-                                 (our_name(SHAPE, "flash_bf16"), our_name(SHAPE, "flash"))])
+        self.assertEqual(pairs, [(our_name(SHAPE, "flash_bf16"), torch_name, "torch_bf16"),
+                                 (our_name(SHAPE, "flash_bf16"), our_name(SHAPE, "flash"), "flash")])
 
 
 if __name__ == "__main__":

@@ -8,9 +8,8 @@
 // a range of keys once: per block of keys (kDecodeKeyBlock; kFewRowsKeyBlock in the few-rows
 // way below), the scores of all its rows (each key row read from memory once, then from L1 for
 // the other rows), the online softmax of each row, and P V into each row's output (each value row
-// likewise). The caller splits the keys so that
-// there are tasks enough for every thread, and combines the partial results of a row's splits
-// exactly (decode_sdpa.cpp).
+// likewise). The caller splits the keys so that there are tasks enough for every thread, and
+// combines the partial results of a row's splits exactly (decode_sdpa.cpp).
 //
 // Three ways through a block, by the task's rows:
 //  - exactly kWidth rows without a mask (four queries of a group of four heads where a vector
