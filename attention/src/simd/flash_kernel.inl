@@ -172,6 +172,7 @@ struct KeyPointers {
 template <class Element, std::size_t RowLength, std::size_t Keys>
 struct ConsecutiveKeys {
   static constexpr std::size_t kKeys = Keys;
+  static constexpr std::size_t kRowLength = RowLength;
   const Element* first;
   [[gnu::always_inline]] const Element* operator()(std::size_t i) const { return first + i * RowLength; }
 };
