@@ -301,19 +301,36 @@ using FewRowsProducts = WidenedProducts<Element>;
 #endif
 }
 
-// Lane j of the result is the sum of the lanes of acc[j]: xsimd's haddp where it needs no more
-// than this file's ISA (its AVX-512 one needs AVX512DQ), for AVX-512 the halves of each vector
-// added first and then two of AVX's.
+// Lane j of the result is the sum of the lanes of acc[j]. With AVX-512 a tree of shuffles that
+// halves the vectors at each level: 128-bit quarters of pairs (shuffle_f32x4), then of their sums
+// again, then lanes within quarters (unpack, permute): 31 shuffles and 16 adds, where the halves
+// added and two of AVX's horizontal-add trees took more; else xsimd's haddp where it needs no more
+// than this file's ISA, or lane by lane.
 [[gnu::always_inline]] inline Floats sums_of_each(const Floats (&acc)[kWidth]) {
 #if defined(__AVX512F__)
-  using Half = xsimd::batch<float, xsimd::avx>;
-  Half halves[kWidth];
-  for (std::size_t j = 0; j < kWidth; ++j)
-    halves[j] = Half(_mm512_castps512_ps256(acc[j])) +
-                Half(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[j]), 1)));
-  const __m256 low = xsimd::haddp(halves);
-  const __m256 high = xsimd::haddp(halves + Half::size);
-  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(low)), _mm256_castps_pd(high), 1));
+  // The tree leaves in lane 4k + m the sum of its input k + 4m: given acc[4k + m] there, lane j
+  // holds the sum of acc[j].
+  __m512 in[16];
+  for (std::size_t k = 0; k < 4; ++k)
+    for (std::size_t m = 0; m < 4; ++m) in[k + 4 * m] = acc[4 * k + m];
+  // t[i]: quarters 0-1 the halves' sums of in[2i], quarters 2-3 those of in[2i + 1] (0x44 takes
+  // quarters 0, 1 of each operand, 0xEE quarters 2, 3).
+  __m512 t[8], u[4], v[2];
+  for (std::size_t i = 0; i < 8; ++i)
+    t[i] = _mm512_add_ps(_mm512_shuffle_f32x4(in[2 * i], in[2 * i + 1], 0x44),
+                         _mm512_shuffle_f32x4(in[2 * i], in[2 * i + 1], 0xEE));
+  // u[i]: quarter q four partial sums of in[4i + q] (0x88 takes quarters 0, 2, 0xDD 1, 3).
+  for (std::size_t i = 0; i < 4; ++i)
+    u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(t[2 * i], t[2 * i + 1], 0x88),
+                         _mm512_shuffle_f32x4(t[2 * i], t[2 * i + 1], 0xDD));
+  // v[i]: lanes 0 and 1 of quarter q the sums of in[8i + q] and in[8i + 4 + q] (0x4E swaps the
+  // lanes' pairs: lane 0 adds lane 2, lane 1 lane 3).
+  for (std::size_t i = 0; i < 2; ++i) {
+    const __m512 w = _mm512_add_ps(_mm512_unpacklo_ps(u[2 * i], u[2 * i + 1]), _mm512_unpackhi_ps(u[2 * i], u[2 * i + 1]));
+    v[i] = _mm512_add_ps(w, _mm512_permute_ps(w, 0x4E));
+  }
+  // Quarter k: the sums of in[k], in[k + 4], in[k + 8], in[k + 12].
+  return _mm512_shuffle_ps(v[0], v[1], 0x44);
 #elif defined(__AVX__)
   return xsimd::haddp(acc);
 #else
