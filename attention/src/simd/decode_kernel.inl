@@ -303,9 +303,8 @@ using FewRowsProducts = WidenedProducts<Element>;
 
 // Lane j of the result is the sum of the lanes of acc[j]. With AVX-512 a tree of shuffles that
 // halves the vectors at each level: 128-bit quarters of pairs (shuffle_f32x4), then of their sums
-// again, then lanes within quarters (unpack, permute): 31 shuffles and 16 adds, where the halves
-// added and two of AVX's horizontal-add trees took more; else xsimd's haddp where it needs no more
-// than this file's ISA, or lane by lane.
+// again, then lanes within quarters (unpack, permute), one add a shuffle pair and no horizontal
+// add; else xsimd's haddp where it needs no more than this file's ISA, or lane by lane.
 [[gnu::always_inline]] inline Floats sums_of_each(const Floats (&acc)[kWidth]) {
 #if defined(__AVX512F__)
   // The tree leaves in lane 4k + m the sum of its input k + 4m: given acc[4k + m] there, lane j
@@ -384,8 +383,8 @@ template <class P, std::size_t Rows, class KeyRows>
   };
   // Consecutive keys of a known length, with K and V ahead of as many bytes as their own rows (all
   // but a task's last chunk of keys): each chunk of dimensions asks for the same number of lines
-  // of each, unrolled from one offset: the counters' loops, compares and selects came to about 28
-  // scalar instructions a chunk beside its 32 FMAs (bfloat16, four rows).
+  // of each, unrolled from one offset, with none of the counters' loops, compares and selects,
+  // scalar work that would otherwise share the loop with its FMAs.
   constexpr std::size_t kFixedLines = [] {
     if constexpr (requires { KeyRows::kRowLength; }) {
       constexpr std::size_t bytes = Keys * KeyRows::kRowLength * sizeof(typename P::Element);
