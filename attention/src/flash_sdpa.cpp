@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <numbers>
 
 #include "aligned_floats.hpp"
@@ -16,6 +17,17 @@ namespace {
 
 // Each thread of the arena owns one slice of scratch, indexed by its arena slot.
 std::size_t thread_slots() { return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()); }
+
+// Tasks wanted per thread, so that threads finishing at different times still even out.
+constexpr std::size_t kTasksPerThread = 4;
+
+// Query tiles a task takes: as many as the kernels take, where that still leaves kTasksPerThread
+// tasks a thread; more rows a task share each block of keys, more tasks keep every thread busy.
+std::size_t tiles_per_task(std::size_t max_tiles, std::size_t heads, std::size_t tiles) {
+  std::size_t per_task = max_tiles;
+  while (per_task > 1 && heads * ((tiles + per_task - 1) / per_task) < kTasksPerThread * thread_slots()) --per_task;
+  return per_task;
+}
 
 template <class Kernels>
 std::size_t workspace_floats(const Kernels& kernels, const AttentionShape& shape) {
@@ -47,15 +59,19 @@ void run_flash(const Kernels& kernels, const BasicAttentionProblem<Element>& pro
   const simd::ElementFlashCall<Element> call = element_call_of(problem);
 
   const std::size_t tiles = (s.seq_q + kernels.query_tile_rows - 1) / kernels.query_tile_rows;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.heads * tiles),
+  const std::size_t per_task = tiles_per_task(kernels.max_task_tiles, s.batch * s.heads, tiles);
+  const std::size_t head_tasks = (tiles + per_task - 1) / per_task;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.batch * s.heads * head_tasks),
                     [&](const tbb::blocked_range<std::size_t>& range) {
                       float* const scratch =
                           workspace.data() +
                           static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()) * per_thread;
                       // Within a head, the last query tiles first: under a causal mask they see the
                       // most keys, and starting them early evens out the threads' finishing times.
-                      for (std::size_t task = range.begin(); task != range.end(); ++task)
-                        kernels.attend(call, task / tiles, tiles - 1 - task % tiles, scratch);
+                      for (std::size_t task = range.begin(); task != range.end(); ++task) {
+                        const std::size_t first = (head_tasks - 1 - task % head_tasks) * per_task;
+                        kernels.attend(call, task / head_tasks, first, std::min(per_task, tiles - first), scratch);
+                      }
                     });
 }
 

@@ -609,7 +609,7 @@ void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t valu
 // value row j, from weights packed by pack_weight_pairs (rows kQueryTile apart) and values by
 // pack_value_pairs (`value_stride` words apart). For an odd `keys`, the last pair's second key
 // is dropped from the values: its weights belong to rows that do not see it, and are zero, but a
-// non-finite value times zero would not be. Not inlined: inlined into attend, GCC 12 kept the 24
+// non-finite value times zero would not be. Not inlined: inlined into attend_tile, GCC 12 kept the 24
 // accumulators on the stack, a load and a store around every vdpbf16ps.
 template <std::size_t Vectors, class Output>
 [[gnu::noinline]] void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values,
@@ -639,7 +639,7 @@ template <std::size_t Vectors, class Output>
 #endif
 
 template <Products P>
-void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::size_t tile, float* scratch) {
+void attend_tile(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::size_t tile, float* scratch) {
   using Element = ElementOf<P>;
   constexpr bool kFloats = P == Products::floats, kWidened = P == Products::widened_bfloat16;
   const AttentionShape& s = call.shape;
@@ -885,20 +885,48 @@ void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::siz
 
 namespace attention::simd::ATTENTION_SIMD_NAMESPACE {
 
+#if !defined(ATTENTION_SIMD_TILES)
+namespace {
+
+// A task of these kernels is one query tile (kMaxTaskTiles); tile_kernel.inl's fallback hands
+// them its tasks of several.
+constexpr std::size_t kMaxTaskTiles = 1;
+
+template <Products P>
+void attend(const ElementFlashCall<ElementOf<P>>& call, std::size_t bh, std::size_t tile, std::size_t tiles,
+            float* scratch) {
+  for (std::size_t t = tile; t < tile + tiles; ++t) attend_tile<P>(call, bh, t, scratch);
+}
+
+}  // namespace
+#endif
+
 // The amxbf16 level's table is tile_kernel.inl's.
 #if defined(ATTENTION_SIMD_TILES)
 #elif defined(__AVX512BF16__)
-const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::bfloat16_pairs>,
-                                            attend<Products::bfloat16_pairs>, kDecodeTaskRows,
-                                            decode_thread_floats<bfloat16>, decode<bfloat16>,
-                                            products_per_round, run_product_rounds};
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,
+                                            kMaxTaskTiles,
+                                            thread_floats<Products::bfloat16_pairs>,
+                                            attend<Products::bfloat16_pairs>,
+                                            kDecodeTaskRows,
+                                            decode_thread_floats<bfloat16>,
+                                            decode<bfloat16>,
+                                            products_per_round,
+                                            run_product_rounds};
 #else
-const FlashKernels kFlashKernels = {kQueryTile,      thread_floats<Products::floats>, attend<Products::floats>,
-                                    kDecodeTaskRows, decode_thread_floats<float>,    decode<float>};
-const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       thread_floats<Products::widened_bfloat16>,
-                                            attend<Products::widened_bfloat16>, kDecodeTaskRows,
-                                            decode_thread_floats<bfloat16>, decode<bfloat16>,
-                                            products_per_round, run_product_rounds};
+const FlashKernels kFlashKernels = {kQueryTile,      kMaxTaskTiles,
+                                    thread_floats<Products::floats>, attend<Products::floats>,
+                                    kDecodeTaskRows, decode_thread_floats<float>,
+                                    decode<float>};
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,
+                                            kMaxTaskTiles,
+                                            thread_floats<Products::widened_bfloat16>,
+                                            attend<Products::widened_bfloat16>,
+                                            kDecodeTaskRows,
+                                            decode_thread_floats<bfloat16>,
+                                            decode<bfloat16>,
+                                            products_per_round,
+                                            run_product_rounds};
 #endif
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE

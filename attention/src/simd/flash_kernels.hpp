@@ -50,14 +50,19 @@ struct DecodeTask {
 
 // The flash kernels compiled for one instruction set.
 struct FlashKernels {
-  // Query rows one task handles: the tasks of a call are (batch, head, query tile).
+  // Query rows of a query tile, and the most consecutive tiles one task takes: the tasks of a call
+  // are (batch, head, tiles), as many tiles a task as the kernels take where that leaves every
+  // thread enough tasks (run_flash). Kernels that read each block of keys once for all of a task's
+  // rows gain from more.
   std::size_t query_tile_rows;
+  std::size_t max_task_tiles;
   // Floats of the scratch each thread needs: a multiple of 16, so that consecutive threads'
   // scratch stays 64-byte aligned and on separate cache lines.
   std::size_t (*thread_floats)(const AttentionShape& shape);
-  // Writes the output rows of query tile `tile` of (batch, head) `bh` = b * heads + h;
-  // `scratch` is thread_floats 64-byte aligned floats of its own.
-  void (*attend)(const FlashCall& call, std::size_t bh, std::size_t tile, float* scratch);
+  // Writes the output rows of query tiles `tile` to `tile + tiles - 1` (at most max_task_tiles)
+  // of (batch, head) `bh` = b * heads + h; `scratch` is thread_floats 64-byte aligned floats of
+  // its own.
+  void (*attend)(const FlashCall& call, std::size_t bh, std::size_t tile, std::size_t tiles, float* scratch);
   // Flash-Decoding: the most rows one task takes, the floats of scratch each thread needs (a
   // multiple of 16), and the task itself, which reads each key and value row once for all its
   // rows and leaves its partial result where `task` says.
@@ -71,8 +76,9 @@ struct FlashKernels {
 // pairs where it has AVX512-BF16 (flash_kernel.inl, decode_kernel.inl).
 struct Bf16FlashKernels {
   std::size_t query_tile_rows;
+  std::size_t max_task_tiles;
   std::size_t (*thread_floats)(const AttentionShape& shape);
-  void (*attend)(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, float* scratch);
+  void (*attend)(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, std::size_t tiles, float* scratch);
   std::size_t decode_task_rows;
   std::size_t (*decode_thread_floats)(const AttentionShape& shape);
   void (*decode)(const Bf16FlashCall& call, const DecodeTask& task, float* scratch);

@@ -12,8 +12,8 @@
 //  - S^T = K Q^T: A is 16 rows of K read in place (32 head dimensions of 16 consecutive keys,
 //    head_dim apart), B the row group's queries packed once per task as pairs of head dimensions
 //    (pack_query_pairs: a row of pairs is a pair's 16 queries), C a tile of 16 keys x 16 queries,
-//    stored as flash's S^T (a key's scores kQueryTile apart), so that an online softmax runs down
-//    it with the rows in the lanes (weigh_block);
+//    stored as S^T (a key's scores kScoreRow apart), so that an online softmax runs down it with
+//    the rows in the lanes (weigh_block);
 //  - the weights rounded to bfloat16 and paired by keys in registers (a vector of the 16 rows'
 //    words per pair of keys, as B would take P^T), then transposed, 16 x 16 words, into A's
 //    layout of P: a query row's 16 pairs of keys;
@@ -44,6 +44,13 @@ static_assert(kFlashBlockKeys <= kMaxBlockKeys && kDecodeBlockKeys <= kMaxBlockK
 constexpr std::size_t kSpanKeys = 64;
 constexpr std::size_t kWeightTileWords = kTileRows * kTileRows;  // one tile of P: 16 rows x 16 pairs
 constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
+// A flash task on tiles takes up to four query tiles (kQueryTile rows each), so that each block of
+// keys, its values paired once, serves up to 24 row groups. S^T's rows (a key's scores) are a
+// line longer than a task's rows, so that consecutive keys' lines fall in different sets of L1,
+// which a stride of 1.5 KiB would not spread.
+constexpr std::size_t kMaxTaskTiles = 4;
+constexpr std::size_t kTaskRows = kMaxTaskTiles * kQueryTile;
+constexpr std::size_t kScoreRow = kTaskRows + 16;
 static_assert(kWidth == kTileRows, "a row group's scores are one vector of rows");
 static_assert(kQueryTile % kTileRows == 0 && kQueryTile % kBlockColumns == 0);
 
@@ -51,14 +58,14 @@ bool tiles_take(const AttentionShape& s) { return s.head_dim % kTileHeadStep == 
 
 // Offsets of the regions of a thread's scratch.
 struct TileLayout {
-  std::size_t queries;   // pack_query_pairs of kQueryTile rows: (rows / 32) x head_dim / 2 x 32 words
-  std::size_t scores;    // S^T of a block, kMaxBlockKeys x kQueryTile
+  std::size_t queries;   // pack_query_pairs of kTaskRows rows: (rows / 32) x head_dim / 2 x 32 words
+  std::size_t scores;    // S^T of a block, kMaxBlockKeys rows of kScoreRow
   std::size_t weights;   // each row group's P as A: a tile of 16 x 16 words per 32 keys of a block
   std::size_t values;    // a flash block's values paired, or a decode span's: kFlashBlockKeys / 2 x
                          // value_dim words
   std::size_t keys;      // a block that ends inside a span: its keys, zeros to the span's end
-  std::size_t outputs;   // kQueryTile x value_dim unnormalised output rows
-  std::size_t row_max;   // kQueryTile each: base (weigh_block), sum, rescale factor, visible keys
+  std::size_t outputs;   // kTaskRows x value_dim unnormalised output rows
+  std::size_t row_max;   // kTaskRows each: base (weigh_block), sum, rescale factor, visible keys
   std::size_t row_sum;
   std::size_t rescale;
   std::size_t limits;
@@ -73,16 +80,16 @@ TileLayout tile_layout_of(const AttentionShape& s) {
     at += round_up(floats, kAlignFloats);
     return start;
   };
-  l.queries = region(kQueryTile * s.head_dim / 2);
-  l.scores = region(kMaxBlockKeys * kQueryTile);
-  l.weights = region(larger(kQueryTile / kTileRows * kFlashBlockKeys, kDecodeBlockKeys) / 32 * kWeightTileWords);
+  l.queries = region(kTaskRows * s.head_dim / 2);
+  l.scores = region(kMaxBlockKeys * kScoreRow);
+  l.weights = region(larger(kTaskRows / kTileRows * kFlashBlockKeys, kDecodeBlockKeys) / 32 * kWeightTileWords);
   l.values = region(larger(kFlashBlockKeys, kSpanKeys) / 2 * s.value_dim);
   l.keys = region(kMaxBlockKeys * s.head_dim / 2);
-  l.outputs = region(kQueryTile * s.value_dim);
-  l.row_max = region(kQueryTile);
-  l.row_sum = region(kQueryTile);
-  l.rescale = region(kQueryTile);
-  l.limits = region(kQueryTile);
+  l.outputs = region(kTaskRows * s.value_dim);
+  l.row_max = region(kTaskRows);
+  l.row_sum = region(kTaskRows);
+  l.rescale = region(kTaskRows);
+  l.limits = region(kTaskRows);
   l.thread_floats = at;
   return l;
 }
@@ -182,7 +189,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     Floats block_max[kChains];
     for (Floats& m : block_max) m = Floats(kMinusInfinity);
     for (std::size_t j = 0; j < keys; ++j) {
-      block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * kQueryTile, j));
+      block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * kScoreRow, j));
     }
     Floats highest = block_max[0];
     for (std::size_t c = 1; c < kChains; ++c) highest = xsimd::max(highest, block_max[c]);
@@ -210,7 +217,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     Floats highest[2] = {Floats(kMinusInfinity), Floats(kMinusInfinity)};
     const auto weight = [&](std::size_t j, std::size_t chain) {
       if (j >= keys) return Floats(0.0f);
-      const Floats score = Floats::load_aligned(scores + j * kQueryTile);
+      const Floats score = Floats::load_aligned(scores + j * kScoreRow);
       highest[chain] = xsimd::max(highest[chain], score);
       return exp2_nonpositive<Exp2Precision::bfloat16>(multiply_add(score, factor, -base));
     };
@@ -256,7 +263,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     for (std::size_t r = 0; r < kTileRows; ++r) {
       const auto limit = static_cast<std::size_t>(t.limits[r0 + r]);
       const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
-      for (std::size_t j = 0; j < visible; ++j) scores[j * kQueryTile + r] += masks[r][key0 + j] * kLog2e;
+      for (std::size_t j = 0; j < visible; ++j) scores[j * kScoreRow + r] += masks[r][key0 + j] * kLog2e;
     }
     highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); });
     factor = Floats(1.0f);
@@ -285,7 +292,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
 // S^T of the span of 64 keys from `keys` (rows of K, head_dim apart) into the rows from `first`
 // of the row group's columns of the scores.
 void score_span(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
-  float* const scores = t.scores + first * kQueryTile + r0;
+  float* const scores = t.scores + first * kScoreRow + r0;
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns + r0 % kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
   const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
@@ -317,11 +324,11 @@ void score_span(const TileTask& t, std::size_t r0, const bfloat16* keys, std::si
     _tile_loadd(6, k + kTileHeadStep + 48 * t.head_dim, key_stride);
     _tile_dpbf16ps(3, 6, 7);
   }
-  constexpr std::size_t kScoreStride = kQueryTile * sizeof(float);
+  constexpr std::size_t kScoreStride = kScoreRow * sizeof(float);
   _tile_stored(0, scores, kScoreStride);
-  _tile_stored(1, scores + 16 * kQueryTile, kScoreStride);
-  _tile_stored(2, scores + 32 * kQueryTile, kScoreStride);
-  _tile_stored(3, scores + 48 * kQueryTile, kScoreStride);
+  _tile_stored(1, scores + 16 * kScoreRow, kScoreStride);
+  _tile_stored(2, scores + 32 * kScoreRow, kScoreStride);
+  _tile_stored(3, scores + 48 * kScoreRow, kScoreStride);
 }
 
 // S^T of a block's `keys` keys `block_keys` (K's rows in place, or a padded copy, zeros to the end
@@ -336,7 +343,7 @@ void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys, 
 void score_span_pair(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
-  constexpr std::size_t kScoreStride = kQueryTile * sizeof(float);
+  constexpr std::size_t kScoreStride = kScoreRow * sizeof(float);
   const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
   for (std::size_t half = 0; half < 2; ++half) {
     const bfloat16* const half_keys = keys + 32 * half * t.head_dim;
@@ -355,11 +362,11 @@ void score_span_pair(const TileTask& t, std::size_t r0, const bfloat16* keys, st
       _tile_dpbf16ps(2, 4, 7);
       _tile_dpbf16ps(3, 6, 7);
     }
-    float* const scores = t.scores + (first + 32 * half) * kQueryTile + r0;
+    float* const scores = t.scores + (first + 32 * half) * kScoreRow + r0;
     _tile_stored(0, scores, kScoreStride);
-    _tile_stored(1, scores + 16 * kQueryTile, kScoreStride);
+    _tile_stored(1, scores + 16 * kScoreRow, kScoreStride);
     _tile_stored(2, scores + kTileRows, kScoreStride);
-    _tile_stored(3, scores + 16 * kQueryTile + kTileRows, kScoreStride);
+    _tile_stored(3, scores + 16 * kScoreRow + kTileRows, kScoreStride);
   }
 }
 
@@ -514,21 +521,22 @@ Ahead keys_ahead(const bfloat16* k, const bfloat16* v, std::size_t ahead, std::s
           .value_bytes = s.value_dim * sizeof(bfloat16)};
 }
 
-// A flash task (see flash_kernel.inl's attend) on tiles: its rows in row groups, each block of
-// keys paired once and stepped through by every row group that sees a key of it.
-void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, float* scratch) {
+// A flash task (see flash_kernel.inl's attend_tile) of `tiles` query tiles on tiles: its rows in
+// row groups, each block of keys paired once and stepped through by every row group that sees a
+// key of it.
+void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, std::size_t tiles, float* scratch) {
   const AttentionShape& s = call.shape;
   if (!tiles_take(s)) {
-    untiled().attend(call, bh, tile, scratch);
+    untiled().attend(call, bh, tile, tiles, scratch);
     return;
   }
-  const TileScope tiles;
+  const TileScope scope;
   const TileScratch w{tile_layout_of(s), scratch};
   const std::size_t kv = (bh / s.heads) * s.kv_heads + (bh % s.heads) / (s.heads / s.kv_heads);
   const bfloat16* const k = call.k + kv * s.seq_k * s.head_dim;
   const bfloat16* const v = call.v + kv * s.seq_k * s.value_dim;
   const std::size_t first_query = tile * kQueryTile;
-  const std::size_t rows = smaller(kQueryTile, s.seq_q - first_query);
+  const std::size_t rows = smaller(tiles * kQueryTile, s.seq_q - first_query);
   const std::size_t row_groups = round_up(rows, kTileRows) / kTileRows;
   const bfloat16* const q = call.q + (bh * s.seq_q + first_query) * s.head_dim;
   pack_query_pairs(q, rows, round_up(rows, kBlockColumns) / kBlockColumns, s.head_dim, w.pairs_at(w.l.queries));
@@ -540,7 +548,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, f
   // Rows past `rows` are padding (zero queries, never written out) with the last row's limit.
   for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
     limits[r] = static_cast<float>(visible_keys(call.window, first_query + smaller(r, rows - 1)));
-  const float* mask_rows[kQueryTile];
+  const float* mask_rows[kTaskRows];
   if (call.mask != nullptr)
     for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
       mask_rows[r] = call.mask + (first_query + smaller(r, rows - 1)) * s.seq_k;
@@ -610,7 +618,7 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
     untiled().decode(call, task, scratch);
     return;
   }
-  const TileScope tiles;
+  const TileScope scope;
   const TileScratch w{tile_layout_of(s), scratch};
   const TaskInputs<bfloat16> inputs = task_inputs(call, task);
   pack_query_pairs(inputs.q, task.rows, 1, s.head_dim, w.pairs_at(w.l.queries));
@@ -645,8 +653,14 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
 
 }  // namespace
 
-const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,       tile_thread_floats,        attend_tiles,
-                                            kTileRows,        tile_decode_thread_floats, decode_tiles,
-                                            products_per_round, run_product_rounds};
+const Bf16FlashKernels kBf16FlashKernels = {kQueryTile,
+                                            kMaxTaskTiles,
+                                            tile_thread_floats,
+                                            attend_tiles,
+                                            kTileRows,
+                                            tile_decode_thread_floats,
+                                            decode_tiles,
+                                            products_per_round,
+                                            run_product_rounds};
 
 }  // namespace attention::simd::ATTENTION_SIMD_NAMESPACE
