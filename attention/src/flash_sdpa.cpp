@@ -21,11 +21,13 @@ std::size_t thread_slots() { return static_cast<std::size_t>(tbb::this_task_aren
 // Tasks wanted per thread, so that threads finishing at different times still even out.
 constexpr std::size_t kTasksPerThread = 4;
 
-// Query tiles a task takes: as many as the kernels take, where that still leaves kTasksPerThread
-// tasks a thread; more rows a task share each block of keys, more tasks keep every thread busy.
-std::size_t tiles_per_task(std::size_t max_tiles, std::size_t heads, std::size_t tiles) {
+// Query tiles a task takes, of the `tiles` of each of `batch_heads` heads: as many as the kernels
+// take where that still leaves kTasksPerThread tasks a thread. A task's rows share each block of
+// keys it reads, so bigger tasks cost less a row; more tasks keep every thread busy to the end.
+std::size_t tiles_per_task(std::size_t max_tiles, std::size_t batch_heads, std::size_t tiles) {
   std::size_t per_task = max_tiles;
-  while (per_task > 1 && heads * ((tiles + per_task - 1) / per_task) < kTasksPerThread * thread_slots()) --per_task;
+  while (per_task > 1 && batch_heads * ((tiles + per_task - 1) / per_task) < kTasksPerThread * thread_slots())
+    --per_task;
   return per_task;
 }
 
