@@ -44,11 +44,11 @@ static_assert(kFlashBlockKeys <= kMaxBlockKeys && kDecodeBlockKeys <= kMaxBlockK
 constexpr std::size_t kSpanKeys = 64;
 constexpr std::size_t kWeightTileWords = kTileRows * kTileRows;  // one tile of P: 16 rows x 16 pairs
 constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
-// A flash task on tiles takes up to four query tiles (kQueryTile rows each), so that each block of
-// keys, its values paired once, serves up to 24 row groups. S^T's rows (a key's scores) are a
-// line longer than a task's rows, so that consecutive keys' lines fall in different sets of L1,
-// which a stride of 1.5 KiB would not spread.
-constexpr std::size_t kMaxTaskTiles = 4;
+// A flash task on tiles takes up to six query tiles (kQueryTile rows each), so that each block of
+// keys, its values paired once, serves up to 36 row groups (at S = 512, one task a head). S^T's
+// rows (a key's scores) are a line longer than a task's rows, 37 lines, so that consecutive keys'
+// lines fall in all 64 sets of L1, where a stride of the task's 36 lines would reach 16.
+constexpr std::size_t kMaxTaskTiles = 6;
 constexpr std::size_t kTaskRows = kMaxTaskTiles * kQueryTile;
 constexpr std::size_t kScoreRow = kTaskRows + 16;
 static_assert(kWidth == kTileRows, "a row group's scores are one vector of rows");
