@@ -609,8 +609,8 @@ void pack_value_pairs(const bfloat16* values, std::size_t keys, std::size_t valu
 // value row j, from weights packed by pack_weight_pairs (rows kQueryTile apart) and values by
 // pack_value_pairs (`value_stride` words apart). For an odd `keys`, the last pair's second key
 // is dropped from the values: its weights belong to rows that do not see it, and are zero, but a
-// non-finite value times zero would not be. Not inlined: inlined into attend_tile, GCC 12 kept the 24
-// accumulators on the stack, a load and a store around every vdpbf16ps.
+// non-finite value times zero would not be. Not inlined: inlined into attend_tile, GCC 12 kept the
+// 24 accumulators on the stack, a load and a store around every vdpbf16ps.
 template <std::size_t Vectors, class Output>
 [[gnu::noinline]] void accumulate_pairs(const Pair* weights, std::size_t keys, const Pair* values,
                                         std::size_t value_stride, float* outputs, std::size_t output_stride,

@@ -12,8 +12,8 @@
 //  - S^T = K Q^T: A is 16 rows of K read in place (32 head dimensions of 16 consecutive keys,
 //    head_dim apart), B the row group's queries packed once per task as pairs of head dimensions
 //    (pack_query_pairs: a row of pairs is a pair's 16 queries), C a tile of 16 keys x 16 queries,
-//    stored as S^T (a key's scores kScoreRow apart), so that an online softmax runs down it with
-//    the rows in the lanes (weigh_block);
+//    stored as S^T (a key's scores TileExtent::score_row apart), so that an online softmax runs
+//    down it with the rows in the lanes (weigh_block);
 //  - the weights rounded to bfloat16 and paired by keys in registers (a vector of the 16 rows'
 //    words per pair of keys, as B would take P^T), then transposed, 16 x 16 words, into A's
 //    layout of P: a query row's 16 pairs of keys;
@@ -39,57 +39,66 @@ constexpr std::size_t kTileRows = 16;
 // of P (32 keys each) per load and store of a tile of O.
 constexpr std::size_t kFlashBlockKeys = 64;
 constexpr std::size_t kDecodeBlockKeys = 256;
-constexpr std::size_t kMaxBlockKeys = 256;
-static_assert(kFlashBlockKeys <= kMaxBlockKeys && kDecodeBlockKeys <= kMaxBlockKeys);
 constexpr std::size_t kSpanKeys = 64;
 constexpr std::size_t kWeightTileWords = kTileRows * kTileRows;  // one tile of P: 16 rows x 16 pairs
 constexpr std::size_t kTileHeadStep = 32;  // head dimensions of one S^T product
 // A flash task on tiles takes up to six query tiles (kQueryTile rows each), so that each block of
-// keys, its values paired once, serves up to 36 row groups (at S = 512, one task a head). S^T's
-// rows (a key's scores) are a line longer than a task's rows, 37 lines, so that consecutive keys'
-// lines fall in all 64 sets of L1, where a stride of the task's 36 lines would reach 16.
+// keys, its values paired once, serves up to 36 row groups (at S = 512, one task a head).
 constexpr std::size_t kMaxTaskTiles = 6;
 constexpr std::size_t kTaskRows = kMaxTaskTiles * kQueryTile;
-constexpr std::size_t kScoreRow = kTaskRows + 16;
+
+// What a kind of task keeps in scratch: its rows, the keys of its blocks, and the floats between a
+// key's scores in S^T (score_row). Flash's S^T rows are a line longer than its rows, 37 lines, so
+// that consecutive keys' lines fall in all 64 sets of L1, where 36 would reach 16; decoding's one
+// row group takes a line a key, so that a block's scores are one run of 16 KiB.
+struct TileExtent {
+  std::size_t rows;
+  std::size_t block_keys;
+  std::size_t score_row;
+};
+constexpr TileExtent kFlashExtent{kTaskRows, kFlashBlockKeys, kTaskRows + 16};
+constexpr TileExtent kDecodeExtent{kTileRows, kDecodeBlockKeys, kTileRows};
 static_assert(kWidth == kTileRows, "a row group's scores are one vector of rows");
 static_assert(kQueryTile % kTileRows == 0 && kQueryTile % kBlockColumns == 0);
 
 bool tiles_take(const AttentionShape& s) { return s.head_dim % kTileHeadStep == 0 && s.value_dim % kTileRows == 0; }
 
-// Offsets of the regions of a thread's scratch.
+// Offsets of the regions of a thread's scratch for the tasks of an extent `e`.
 struct TileLayout {
-  std::size_t queries;   // pack_query_pairs of kTaskRows rows: (rows / 32) x head_dim / 2 x 32 words
-  std::size_t scores;    // S^T of a block, kMaxBlockKeys rows of kScoreRow
+  TileExtent e;
+  std::size_t queries;   // pack_query_pairs of e.rows rows: (rows / 32, rounded up) x head_dim / 2 x 32 words
+  std::size_t scores;    // S^T of a block, e.block_keys rows of e.score_row
   std::size_t weights;   // each row group's P as A: a tile of 16 x 16 words per 32 keys of a block
   std::size_t values;    // a flash block's values paired, or a decode span's: kFlashBlockKeys / 2 x
                          // value_dim words
   std::size_t keys;      // a block that ends inside a span: its keys, zeros to the span's end
-  std::size_t outputs;   // kTaskRows x value_dim unnormalised output rows
-  std::size_t row_max;   // kTaskRows each: base (weigh_block), sum, rescale factor, visible keys
+  std::size_t outputs;   // e.rows x value_dim unnormalised output rows
+  std::size_t row_max;   // e.rows each: base (weigh_block), sum, rescale factor, visible keys
   std::size_t row_sum;
   std::size_t rescale;
   std::size_t limits;
   std::size_t thread_floats;
 };
 
-TileLayout tile_layout_of(const AttentionShape& s) {
+TileLayout tile_layout_of(const AttentionShape& s, const TileExtent& e) {
   TileLayout l{};
+  l.e = e;
   std::size_t at = 0;
   const auto region = [&at](std::size_t floats) {
     const std::size_t start = at;
     at += round_up(floats, kAlignFloats);
     return start;
   };
-  l.queries = region(kTaskRows * s.head_dim / 2);
-  l.scores = region(kMaxBlockKeys * kScoreRow);
-  l.weights = region(larger(kTaskRows / kTileRows * kFlashBlockKeys, kDecodeBlockKeys) / 32 * kWeightTileWords);
+  l.queries = region(round_up(e.rows, kBlockColumns) * s.head_dim / 2);
+  l.scores = region(e.block_keys * e.score_row);
+  l.weights = region(e.rows / kTileRows * e.block_keys / 32 * kWeightTileWords);
   l.values = region(larger(kFlashBlockKeys, kSpanKeys) / 2 * s.value_dim);
-  l.keys = region(kMaxBlockKeys * s.head_dim / 2);
-  l.outputs = region(kTaskRows * s.value_dim);
-  l.row_max = region(kTaskRows);
-  l.row_sum = region(kTaskRows);
-  l.rescale = region(kTaskRows);
-  l.limits = region(kTaskRows);
+  l.keys = region(e.block_keys * s.head_dim / 2);
+  l.outputs = region(e.rows * s.value_dim);
+  l.row_max = region(e.rows);
+  l.row_sum = region(e.rows);
+  l.rescale = region(e.rows);
+  l.limits = region(e.rows);
   l.thread_floats = at;
   return l;
 }
@@ -99,11 +108,11 @@ TileLayout tile_layout_of(const AttentionShape& s) {
 const Bf16FlashKernels& untiled() { return avx512f::kBf16FlashKernels; }
 
 std::size_t tile_thread_floats(const AttentionShape& s) {
-  return larger(tile_layout_of(s).thread_floats, untiled().thread_floats(s));
+  return larger(tile_layout_of(s, kFlashExtent).thread_floats, untiled().thread_floats(s));
 }
 
 std::size_t tile_decode_thread_floats(const AttentionShape& s) {
-  return larger(tile_layout_of(s).thread_floats, untiled().decode_thread_floats(s));
+  return larger(tile_layout_of(s, kDecodeExtent).thread_floats, untiled().decode_thread_floats(s));
 }
 
 // out[r] = column r of the 16 x 16 words `in` (in[p] is row p), bit for bit. Pairs of rows are
@@ -141,6 +150,7 @@ struct TileTask {
   std::size_t value_dim;
   float query_factor;
   float* scores;
+  std::size_t score_row;        // floats between a key's scores
   Pair* weights;                // P of each row group, as accumulate_tiles takes it,
   std::size_t group_weight_words;  // one block's tiles of P apart
   const Pair* values;           // flash: the block's values, paired
@@ -189,7 +199,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     Floats block_max[kChains];
     for (Floats& m : block_max) m = Floats(kMinusInfinity);
     for (std::size_t j = 0; j < keys; ++j) {
-      block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * kScoreRow, j));
+      block_max[j % kChains] = xsimd::max(block_max[j % kChains], score_of(scores + j * t.score_row, j));
     }
     Floats highest = block_max[0];
     for (std::size_t c = 1; c < kChains; ++c) highest = xsimd::max(highest, block_max[c]);
@@ -217,7 +227,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     Floats highest[2] = {Floats(kMinusInfinity), Floats(kMinusInfinity)};
     const auto weight = [&](std::size_t j, std::size_t chain) {
       if (j >= keys) return Floats(0.0f);
-      const Floats score = Floats::load_aligned(scores + j * kScoreRow);
+      const Floats score = Floats::load_aligned(scores + j * t.score_row);
       highest[chain] = xsimd::max(highest[chain], score);
       return exp2_nonpositive<Exp2Precision::bfloat16>(multiply_add(score, factor, -base));
     };
@@ -263,7 +273,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
     for (std::size_t r = 0; r < kTileRows; ++r) {
       const auto limit = static_cast<std::size_t>(t.limits[r0 + r]);
       const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
-      for (std::size_t j = 0; j < visible; ++j) scores[j * kScoreRow + r] += masks[r][key0 + j] * kLog2e;
+      for (std::size_t j = 0; j < visible; ++j) scores[j * t.score_row + r] += masks[r][key0 + j] * kLog2e;
     }
     highest = fold_max([](float* row, std::size_t) { return Floats::load_aligned(row); });
     factor = Floats(1.0f);
@@ -292,7 +302,7 @@ void weigh_block(const TileTask& t, std::size_t r0, std::size_t key0, std::size_
 // S^T of the span of 64 keys from `keys` (rows of K, head_dim apart) into the rows from `first`
 // of the row group's columns of the scores.
 void score_span(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
-  float* const scores = t.scores + first * kScoreRow + r0;
+  float* const scores = t.scores + first * t.score_row + r0;
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns + r0 % kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
   const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
@@ -324,11 +334,11 @@ void score_span(const TileTask& t, std::size_t r0, const bfloat16* keys, std::si
     _tile_loadd(6, k + kTileHeadStep + 48 * t.head_dim, key_stride);
     _tile_dpbf16ps(3, 6, 7);
   }
-  constexpr std::size_t kScoreStride = kScoreRow * sizeof(float);
-  _tile_stored(0, scores, kScoreStride);
-  _tile_stored(1, scores + 16 * kScoreRow, kScoreStride);
-  _tile_stored(2, scores + 32 * kScoreRow, kScoreStride);
-  _tile_stored(3, scores + 48 * kScoreRow, kScoreStride);
+  const std::size_t score_stride = t.score_row * sizeof(float);
+  _tile_stored(0, scores, score_stride);
+  _tile_stored(1, scores + 16 * t.score_row, score_stride);
+  _tile_stored(2, scores + 32 * t.score_row, score_stride);
+  _tile_stored(3, scores + 48 * t.score_row, score_stride);
 }
 
 // S^T of a block's `keys` keys `block_keys` (K's rows in place, or a padded copy, zeros to the end
@@ -343,7 +353,7 @@ void score_tiles(const TileTask& t, std::size_t r0, const bfloat16* block_keys, 
 void score_span_pair(const TileTask& t, std::size_t r0, const bfloat16* keys, std::size_t first) {
   const Pair* queries = t.queries + (r0 / kBlockColumns) * t.head_pairs * kBlockColumns;
   constexpr std::size_t kQueryStride = kBlockColumns * sizeof(Pair);
-  constexpr std::size_t kScoreStride = kScoreRow * sizeof(float);
+  const std::size_t score_stride = t.score_row * sizeof(float);
   const std::size_t key_stride = t.head_dim * sizeof(bfloat16);
   for (std::size_t half = 0; half < 2; ++half) {
     const bfloat16* const half_keys = keys + 32 * half * t.head_dim;
@@ -362,11 +372,11 @@ void score_span_pair(const TileTask& t, std::size_t r0, const bfloat16* keys, st
       _tile_dpbf16ps(2, 4, 7);
       _tile_dpbf16ps(3, 6, 7);
     }
-    float* const scores = t.scores + (first + 32 * half) * kScoreRow + r0;
-    _tile_stored(0, scores, kScoreStride);
-    _tile_stored(1, scores + 16 * kScoreRow, kScoreStride);
-    _tile_stored(2, scores + kTileRows, kScoreStride);
-    _tile_stored(3, scores + 16 * kScoreRow + kTileRows, kScoreStride);
+    float* const scores = t.scores + (first + 32 * half) * t.score_row + r0;
+    _tile_stored(0, scores, score_stride);
+    _tile_stored(1, scores + 16 * t.score_row, score_stride);
+    _tile_stored(2, scores + kTileRows, score_stride);
+    _tile_stored(3, scores + 16 * t.score_row + kTileRows, score_stride);
   }
 }
 
@@ -491,8 +501,8 @@ struct TileScratch {
   float* at(std::size_t offset) const { return scratch + offset; }
   Pair* pairs_at(std::size_t offset) const { return reinterpret_cast<Pair*>(scratch + offset); }
 
-  // The task's view of this scratch, blocks of `block_keys` keys.
-  TileTask task(const Bf16FlashCall& call, std::size_t block_keys) const {
+  // The task's view of this scratch.
+  TileTask task(const Bf16FlashCall& call) const {
     const AttentionShape& s = call.shape;
     return {.queries = pairs_at(l.queries),
             .head_pairs = s.head_dim / 2,
@@ -500,8 +510,9 @@ struct TileScratch {
             .value_dim = s.value_dim,
             .query_factor = call.query_factor,
             .scores = at(l.scores),
+            .score_row = l.e.score_row,
             .weights = pairs_at(l.weights),
-            .group_weight_words = block_keys / 32 * kWeightTileWords,
+            .group_weight_words = l.e.block_keys / 32 * kWeightTileWords,
             .values = pairs_at(l.values),
             .outputs = at(l.outputs),
             .row_max = at(l.row_max),
@@ -531,7 +542,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, s
     return;
   }
   const TileScope scope;
-  const TileScratch w{tile_layout_of(s), scratch};
+  const TileScratch w{tile_layout_of(s, kFlashExtent), scratch};
   const std::size_t kv = (bh / s.heads) * s.kv_heads + (bh % s.heads) / (s.heads / s.kv_heads);
   const bfloat16* const k = call.k + kv * s.seq_k * s.head_dim;
   const bfloat16* const v = call.v + kv * s.seq_k * s.value_dim;
@@ -552,7 +563,7 @@ void attend_tiles(const Bf16FlashCall& call, std::size_t bh, std::size_t tile, s
   if (call.mask != nullptr)
     for (std::size_t r = 0; r < row_groups * kTileRows; ++r)
       mask_rows[r] = call.mask + (first_query + smaller(r, rows - 1)) * s.seq_k;
-  const TileTask t = w.task(call, kFlashBlockKeys);
+  const TileTask t = w.task(call);
   // Visible counts grow with the row: a group's last row sees the most keys, its first the fewest.
   const auto group_end = [&](std::size_t g) { return static_cast<std::size_t>(limits[g * kTileRows + kTileRows - 1]); };
   const std::size_t keys_end = group_end(row_groups - 1);
@@ -619,7 +630,7 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
     return;
   }
   const TileScope scope;
-  const TileScratch w{tile_layout_of(s), scratch};
+  const TileScratch w{tile_layout_of(s, kDecodeExtent), scratch};
   const TaskInputs<bfloat16> inputs = task_inputs(call, task);
   pack_query_pairs(inputs.q, task.rows, 1, s.head_dim, w.pairs_at(w.l.queries));
   float* const outputs = w.at(w.l.outputs);
@@ -634,7 +645,7 @@ void decode_tiles(const Bf16FlashCall& call, const DecodeTask& task, float* scra
     limits[r] = static_cast<float>(visible_keys(call.window, i));
     mask_rows[r] = call.mask != nullptr ? call.mask + i * s.seq_k : nullptr;
   }
-  const TileTask t = w.task(call, kDecodeBlockKeys);
+  const TileTask t = w.task(call);
   auto* const key_copy = reinterpret_cast<bfloat16*>(w.at(w.l.keys));
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeBlockKeys) {
     const std::size_t keys = smaller(kDecodeBlockKeys, task.key_end - key0);
