@@ -6,8 +6,9 @@ benchmarks with the vocabularies of data/vocab. The results are written as Googl
 named PEER/FAMILY (e.g. tiktoken/long_encoding beside our long_encoding/<encoder>), so both can be
 read in one table; a short table goes to stdout.
 
-The peers of one benchmark take turns, a repetition each a round (measure_together), so that
-they share the machine's slow and fast minutes.
+The peers of one benchmark take turns, a repetition each a round, a warm one in parts that
+alternate with the others' (measure_together), so that they share the machine's slow and fast
+minutes.
 
 Before measuring, the ids of every peer are compared with ours (BUILD_DIR/tokenize) for every
 input measured: a peer is measured only on inputs where it does exactly our work, and an input
@@ -117,12 +118,30 @@ class Skipped(Exception):
         self.ids_differ = ids_differ
 
 
-class Timed:
-    """A benchmark ready to be timed one repetition at a time: sample() gives (real ns, cpu ns) of
-    ITERATIONS calls; AMOUNTS are the rate fields' amounts of one call."""
+# Parts of a warm repetition: the members of a family time their parts in alternation (take_turns),
+# so that a repetition of each spans the same minutes, a few dozen milliseconds apart, rather than
+# following one another, where this VM's speed moved by 2x between the repetitions of one round.
+WARM_PARTS = 8
 
-    def __init__(self, iterations, amounts, sample):
-        self.iterations, self.amounts, self.sample = iterations, amounts, sample
+
+class Timed:
+    """A benchmark ready to be timed one repetition at a time, in PARTS: each part() gives (real ns,
+    cpu ns) of its calls, ITERATIONS calls in all a repetition; AMOUNTS are the rate fields' amounts
+    of one call."""
+
+    def __init__(self, iterations, amounts, parts):
+        self.iterations, self.amounts, self.parts = iterations, amounts, parts
+
+
+def summed_times(times):
+    """(real ns, cpu ns) of a repetition from those of its parts."""
+    return sum(real for real, _ in times), sum(cpu for _, cpu in times)
+
+
+def split_iterations(iterations, parts):
+    """ITERATIONS calls in min(PARTS, ITERATIONS) parts whose sizes differ by at most one."""
+    count = min(parts, iterations)
+    return [iterations // count + (k < iterations % count) for k in range(count)]
 
 
 def failures_skip(peer, action):
@@ -158,7 +177,8 @@ def prepare(peer, name, encoding, key, regime, inputs, ours, args):
             fn = peer.batch_encoder(encoding) if batch else peer.encoder(encoding)
             arg = strings if batch else strings[0]
             iterations = find_iterations(fn, arg, args.min_time * 1e9)[0]
-            return Timed(iterations, amounts, lambda: time_iterations(fn, arg, iterations))
+            return Timed(iterations, amounts, [lambda calls=calls: time_iterations(fn, arg, calls)
+                                               for calls in split_iterations(iterations, WARM_PARTS)])
         warm_up = inputs.get(WARM_UP_INPUT).decode("utf-8")
 
         def fresh_sample():
@@ -167,7 +187,7 @@ def prepare(peer, name, encoding, key, regime, inputs, ours, args):
             if ours is not None and any(list(got) != ours.of(encoding, text) for got, text in zip(ids, texts)):
                 raise Skipped("ids of a fresh object differ from ours", ids_differ=True)
             return real, cpu
-        return Timed(1, amounts, fresh_sample)
+        return Timed(1, amounts, [fresh_sample])
 
     return failures_skip(peer, prepared)
 
@@ -175,17 +195,19 @@ def prepare(peer, name, encoding, key, regime, inputs, ours, args):
 def measure_together(members, inputs, ours, args):
     """Per name, the iteration records of each member (peer, name, family_index, encoding, key,
     regime) of one family, or the Skipped that stopped it. The members take turns: each round times
-    one repetition of every member, odd rounds in reverse order, so that on a machine whose speed
-    moves between minutes the peers of a row see the same minutes, and their ratios hold where
-    their absolute times do not. Timing starts after every member has found its iteration count."""
+    one repetition of every member, a part of each at a time (Timed), the order reversed at every
+    step, so that on a machine whose speed moves between minutes the peers of a row see the same
+    minutes, and their ratios hold where their absolute times do not. Timing starts after every
+    member has found its iteration count."""
     outcome, timed = {}, {}
     for peer, name, family_index, encoding, key, regime in members:
         try:
             timed[name] = (peer, family_index, prepare(peer, name, encoding, key, regime, inputs, ours, args))
         except Skipped as skip:
             outcome[name] = skip
-    samples = {name: lambda peer=peer, t=t: failures_skip(peer, t.sample) for name, (peer, _, t) in timed.items()}
-    for name, runs in take_turns(samples, args.repetitions).items():
+    parts = {name: [lambda peer=peer, part=part: failures_skip(peer, part) for part in t.parts]
+             for name, (peer, _, t) in timed.items()}
+    for name, runs in take_turns(parts, args.repetitions, summed_times).items():
         if isinstance(runs, Skipped):
             outcome[name] = runs
             continue
@@ -195,20 +217,32 @@ def measure_together(members, inputs, ours, args):
     return outcome
 
 
-def take_turns(samples, repetitions):
-    """Per name, the results of REPETITIONS calls of samples[name](), or the Skipped one of them
-    raised: each round calls every sample once, odd rounds in reverse order, and a sample that
-    raised is not called again."""
-    runs, stopped = {name: [] for name in samples}, {}
+def take_turns(samples, repetitions, combine=None):
+    """Per name, the results of REPETITIONS repetitions of samples[name], or the Skipped one of them
+    raised. A sample is one callable, whose result is a repetition's, or a list of parts, whose
+    results combine(results) makes one. Each round runs every sample once: its first parts in turn,
+    then its second parts, and so on, the order reversed at every step (so odd rounds of one-part
+    samples run in reverse order); a sample that raised is not called again."""
+    parts = {name: sample if isinstance(sample, list) else [sample] for name, sample in samples.items()}
+    combine = combine or (lambda results: results[0])
+    runs, stopped, step = {name: [] for name in samples}, {}, 0
     for round_index in range(repetitions):
         names = [name for name in samples if name not in stopped]
         if names:
             print(f"round {round_index + 1} of {repetitions}: {', '.join(names)}", file=sys.stderr)
-        for name in names if round_index % 2 == 0 else reversed(names):
-            try:
-                runs[name].append(samples[name]())
-            except Skipped as skip:
-                stopped[name] = skip
+        results = {name: [] for name in names}
+        for k in range(max((len(parts[name]) for name in names), default=0)):
+            for name in names if step % 2 == 0 else reversed(names):
+                if name in stopped or k >= len(parts[name]):
+                    continue
+                try:
+                    results[name].append(parts[name][k]())
+                except Skipped as skip:
+                    stopped[name] = skip
+            step += 1
+        for name in names:
+            if name not in stopped:
+                runs[name].append(combine(results[name]))
     return {name: stopped.get(name, runs[name]) for name in samples}
 
 

@@ -1,8 +1,10 @@
 """The peers of one family take turns: a round times one repetition of each, odd rounds in reverse
-order, and a peer that fails mid-way is skipped while the others go on."""
+order, a warm repetition in parts that alternate with the others' parts, and a peer that fails
+mid-way is skipped while the others go on."""
 
 import argparse
 import unittest
+from unittest import mock
 
 import repository  # noqa: F401  (makes peerbench importable)
 from peerbench import cli
@@ -48,6 +50,34 @@ class TurnsTest(unittest.TestCase):
         self.assertEqual([len(outcome[name]) for name in ("a/family", "b/family")], [3, 3])
         self.assertEqual([r["repetition_index"] for r in outcome["a/family"]], [0, 1, 2])
         self.assertEqual(outcome["b/family"][0]["family_index"], 1)
+
+    def test_a_warm_repetition_alternates_its_parts_with_the_others(self):
+        log = []
+        # 20 calls a repetition, whatever the calls' speed.
+        with mock.patch.object(cli, "find_iterations", return_value=(20, 0, 0)):
+            outcome = self.measure([FakePeer("a", log), FakePeer("b", log)], repetitions=1)
+        self.assertEqual([outcome[name][0]["iterations"] for name in ("a/family", "b/family")], [20, 20])
+        # After preparing (a b), parts of 3, 3, 3, 3, 2, 2, 2, 2 calls in turn, the order reversed
+        # at every part: a | b b | a a | ... | a, one block more than parts.
+        calls = log[2:]
+        self.assertEqual(calls[:9], ["a"] * 3 + ["b"] * 6)
+        blocks = 1 + sum(1 for x, y in zip(calls, calls[1:]) if x != y)
+        self.assertEqual(blocks, cli.WARM_PARTS + 1)
+        self.assertEqual((calls.count("a"), calls.count("b")), (20, 20))
+
+    def test_parts_are_split_evenly_and_combined(self):
+        self.assertEqual(cli.split_iterations(3, 8), [1, 1, 1])
+        self.assertEqual(cli.split_iterations(20, 8), [3, 3, 3, 3, 2, 2, 2, 2])
+        log = []
+
+        def part(name, k):
+            return lambda: log.append((name, k)) or (10 * k + 1, k)
+        samples = {name: [part(name, k) for k in range(3)] for name in ("a", "b")}
+        runs = cli.take_turns(samples, 2, cli.summed_times)
+        self.assertEqual(runs, {"a": [(33, 3), (33, 3)], "b": [(33, 3), (33, 3)]})
+        self.assertEqual(log[:6], [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2)])
+        # The steps count on across rounds: the second round starts where the first left the order.
+        self.assertEqual(log[6:8], [("b", 0), ("a", 0)])
 
     def test_a_peer_failing_in_a_round_is_skipped_and_the_others_go_on(self):
         log = []
