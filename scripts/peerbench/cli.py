@@ -217,17 +217,20 @@ def measure_together(members, inputs, ours, args):
     return outcome
 
 
-def take_turns(samples, repetitions, combine=None):
-    """Per name, the results of REPETITIONS repetitions of samples[name], or the Skipped one of them
-    raised. A sample is one callable, whose result is a repetition's, or a list of parts, whose
-    results combine(results) makes one. Each round runs every sample once: its first parts in turn,
-    then its second parts, and so on, the order reversed at every step (so odd rounds of one-part
-    samples run in reverse order); a sample that raised is not called again."""
-    parts = {name: sample if isinstance(sample, list) else [sample] for name, sample in samples.items()}
-    combine = combine or (lambda results: results[0])
-    runs, stopped, step = {name: [] for name in samples}, {}, 0
+def lone_result(results):
+    """A repetition's result where it is one part's."""
+    return results[0]
+
+
+def take_turns(parts, repetitions, combine=lone_result):
+    """Per name, the results of REPETITIONS repetitions of the callables parts[name], or the Skipped
+    one of them raised; combine(results of a repetition's parts) makes a repetition's result. Each
+    round runs every name's first part in turn, then every second part, and so on, the order
+    reversed at every step (so odd rounds of one-part samples run in reverse order); a name whose
+    part raised is not called again."""
+    runs, stopped, step = {name: [] for name in parts}, {}, 0
     for round_index in range(repetitions):
-        names = [name for name in samples if name not in stopped]
+        names = [name for name in parts if name not in stopped]
         if names:
             print(f"round {round_index + 1} of {repetitions}: {', '.join(names)}", file=sys.stderr)
         results = {name: [] for name in names}
@@ -243,7 +246,7 @@ def take_turns(samples, repetitions, combine=None):
         for name in names:
             if name not in stopped:
                 runs[name].append(combine(results[name]))
-    return {name: stopped.get(name, runs[name]) for name in samples}
+    return {name: stopped.get(name, runs[name]) for name in parts}
 
 
 def measure_in_child(name, family_index, args):
@@ -389,13 +392,14 @@ def add_our_sdpa_members(shapes, args, notes):
 def measure_sdpa_shape(members, args):
     """Per name, the iteration records of each member (name, family_index, amounts, make_sample)
     of one SDPA shape, or the Skipped that stopped it: make_sample() prepares a member and returns
-    its sample() (torch_sample, ours_sample); the members then take turns (take_turns). A sample's
+    its sample() (torch_sample, ours_sample); the members then take turns (take_turns), a sample a
+    repetition of one part. A sample's
     fourth value, where it has one, is counters its records keep as they are."""
     outcome, samples = {}, {}
     indexes_and_amounts = {name: (index, amounts) for name, index, amounts, _ in members}
     for name, _, _, make_sample in members:
         try:
-            samples[name] = make_sample()
+            samples[name] = [make_sample()]
         except Skipped as skip:
             outcome[name] = skip
     for name, runs in take_turns(samples, args.repetitions).items():
