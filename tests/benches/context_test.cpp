@@ -105,6 +105,8 @@ TEST(BenchesContext, DecodeBandwidthFractionIsGbpsOverTheContextBandwidth) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string bandwidth = context_field(r.out, "memory_bandwidth_gbps");
   ASSERT_TRUE(std::regex_match(bandwidth, std::regex("[0-9]+\\.[0-9]"))) << r.out;
+  // The layout the calibration found faster on this machine: one stream a task or eight.
+  EXPECT_TRUE(std::regex_match(context_field(r.out, "memory_bandwidth_streams"), std::regex("1|8"))) << r.out;
   const double gbps = row_number(r.out, "GBps");
   const double gflops = row_number(r.out, "GFLOPS");
   ASSERT_GT(gbps, 0.0) << r.out;
@@ -121,6 +123,7 @@ TEST(BenchesContext, NoBandwidthMeasuredForTheTokenizer) {
   const tokenizer::test::ProcessResult r = run_benches("^short_encoding/serial$");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(context_field(r.out, "memory_bandwidth_gbps"), "") << r.out;
+  EXPECT_EQ(context_field(r.out, "memory_bandwidth_streams"), "") << r.out;
 }
 
 }  // namespace
