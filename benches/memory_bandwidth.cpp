@@ -61,9 +61,9 @@ std::uint64_t read_pass(const std::vector<std::uint64_t>& words) {
 
 // The ways of reading the buffer that the calibration tries. Which reads faster depends on the
 // core: a core reads memory only as fast as it has lines in flight, and its hardware prefetchers
-// decide how many. On the Sapphire Rapids VM eight streams a task read about a third more than
-// one; on the Zen 4 VM one stream reads about 1.6 times eight (docs/performance-notes.md). So the
-// machine's bound is the faster of the two, measured on each machine.
+// decide how many. On the Sapphire Rapids VM eight streams a task read more than one; on the Zen
+// 4 VM one reads more than eight (docs/performance-notes.md has the figures). So the machine's
+// bound is the faster of the two, measured on each machine.
 struct ReadLayout {
   std::size_t streams;
   std::uint64_t (*pass)(const std::vector<std::uint64_t>&);
