@@ -40,6 +40,10 @@ namespace {
 
 constexpr std::size_t kDecodeTaskRows = 64;
 constexpr std::size_t kDecodeKeyBlock = 32;
+// Keys a block of the lane task (decode_lane_rows) whose P V goes through vdpbf16ps: twice
+// kDecodeKeyBlock, so that each of P V's eight passes over a block (four chunks of rows, two of
+// columns) loads, rescales and stores its accumulators once for 32 pairs of keys, not 16.
+constexpr std::size_t kPairedLaneKeyBlock = 2 * kDecodeKeyBlock;
 // The few-rows task's blocks: longer where a vector holds 16 floats, so that the rows' outputs,
 // loaded, rescaled and stored once a block and chunk of columns, and each row's softmax step, are
 // paid over more keys; with AVX2 and SSE2 longer blocks gave nothing.
@@ -74,7 +78,7 @@ struct DecodeLayout {
   std::size_t zero_values;    // few rows: value_dim zeros, the value row past the last key
   std::size_t weights;        // few rows: kDecodeTaskRows x kFewRowsKeyBlock / 2, the weights as
                               // FewRowsProducts::weigh packs them; bfloat16 rows in lanes:
-                              // kDecodeKeyBlock / 2 x kQueryTile, as pack_weight_pairs does
+                              // kPairedLaneKeyBlock / 2 x kQueryTile, as pack_weight_pairs does
   std::size_t key_block;      // bfloat16: a block's keys widened, kKeyTile or kDecodeKeyBlock x head_dim
   std::size_t value_block;    // bfloat16: its values widened, x value_dim
   std::size_t thread_floats;
@@ -99,7 +103,7 @@ DecodeLayout decode_layout_of(const AttentionShape& s) {
   l.rescale = region(kQueryTile);
   l.zero_key = region(s.head_dim);
   l.zero_values = region(s.value_dim);
-  l.weights = region(larger(kDecodeTaskRows * kFewRowsKeyBlock, kQueryTile * kDecodeKeyBlock) / 2);
+  l.weights = region(larger(kDecodeTaskRows * kFewRowsKeyBlock, kQueryTile * kPairedLaneKeyBlock) / 2);
   const std::size_t block_keys = std::is_same_v<Element, float> ? 0 : larger(kKeyTile, kDecodeKeyBlock);
   l.key_block = region(block_keys * s.head_dim);
   l.value_block = region(block_keys * s.value_dim);
@@ -482,25 +486,33 @@ template <class P, std::size_t Rows, class KeyRows>
 // (r, j) at weights[r * step.row + j * step.key], and packed with that of key j + 1 (j even) at
 // packed[r * step.pair_row + j / 2 * step.pair_key]; outputs output_stride apart, in P's position
 // order. `zeros` (as many columns) stands for the row past the last key when P takes keys two at
-// a time.
+// a time. Each step of keys asks for the next line of `ahead` (LinesAhead) until none is left.
 struct WeightSteps {
   std::size_t row, key, pair_row, pair_key;
+};
+// Lines to fetch into L2 a line at a time between P V's products: [next, end), 64 bytes apart.
+struct LinesAhead {
+  const char* next = nullptr;
+  const char* end = nullptr;
 };
 template <class P, std::size_t Rows, std::size_t Chunks>
 [[gnu::always_inline]] inline void decode_accumulate(const float* weights, WeightSteps step, const float* packed,
                                                      std::size_t keys,
                                                      const typename P::Element* values,
                                                      const typename P::Element* zeros, std::size_t value_stride,
-                                                     float* outputs, std::size_t output_stride, const float* rescale) {
+                                                     float* outputs, std::size_t output_stride, const float* rescale,
+                                                     LinesAhead& ahead) {
   Floats acc[Rows][2 * Chunks];
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
     for (std::size_t x = 0; x < 2 * Chunks; ++x)
       acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * Floats(rescale[r]);
-  for (std::size_t j = 0; j < keys; j += P::kKeysPerStep) {
-    const typename P::Element* const row = values + j * value_stride;
-    const typename P::Element* const next = j + 1 < keys ? row + value_stride : zeros;
+  const auto add = [&](std::size_t j, const typename P::Element* row, const typename P::Element* next) {
+    if (ahead.next < ahead.end) {
+      __builtin_prefetch(ahead.next, 0, 2);
+      ahead.next += 64;
+    }
     typename P::ValueChunk v[Chunks];
 #pragma GCC unroll 4
     for (std::size_t c = 0; c < Chunks; ++c) v[c] = P::load_values(row + c * P::kChunk, next + c * P::kChunk);
@@ -511,6 +523,14 @@ template <class P, std::size_t Rows, std::size_t Chunks>
 #pragma GCC unroll 4
       for (std::size_t c = 0; c < Chunks; ++c) P::accumulate(w, v[c], acc[r][2 * c], acc[r][2 * c + 1]);
     }
+  };
+  // Pairs of keys while two are left, then the last key with `zeros`: the loop chooses no row.
+  std::size_t j = 0;
+  if constexpr (P::kKeysPerStep == 2) {
+    for (; j + 1 < keys; j += 2) add(j, values + j * value_stride, values + (j + 1) * value_stride);
+    if (j < keys) add(j, values + j * value_stride, zeros);
+  } else {
+    for (; j < keys; ++j) add(j, values + j * value_stride, values + j * value_stride);
   }
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < Rows; ++r)
@@ -519,22 +539,24 @@ template <class P, std::size_t Rows, std::size_t Chunks>
 }
 
 // decode_accumulate over every column of V for Rows rows: whole chunks kDecodeValueChunks at a
-// time, then one, then the columns past the last whole chunk in order.
+// time, then one, then the columns past the last whole chunk in order. The lines of `ahead` are
+// asked for a line a step of keys, and those left after the last whole chunk at once.
 template <class P, std::size_t Rows>
 [[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, WeightSteps step, const float* packed,
                                                           std::size_t keys,
                                                           const typename P::Element* values,
                                                           const typename P::Element* zeros, std::size_t value_dim,
                                                           float* outputs, std::size_t output_stride,
-                                                          const float* rescale) {
+                                                          const float* rescale, LinesAhead ahead = {}) {
   const std::size_t whole = value_dim / P::kChunk * P::kChunk;
   std::size_t column = 0;
   for (; column + kDecodeValueChunks * P::kChunk <= whole; column += kDecodeValueChunks * P::kChunk)
     decode_accumulate<P, Rows, kDecodeValueChunks>(weights, step, packed, keys, values + column, zeros + column, value_dim,
-                                                   outputs + column, output_stride, rescale);
+                                                   outputs + column, output_stride, rescale, ahead);
   for (; column < whole; column += P::kChunk)
     decode_accumulate<P, Rows, 1>(weights, step, packed, keys, values + column, zeros + column, value_dim, outputs + column,
-                                  output_stride, rescale);
+                                  output_stride, rescale, ahead);
+  for (; ahead.next < ahead.end; ahead.next += 64) __builtin_prefetch(ahead.next, 0, 2);
   for (; column < value_dim; ++column)
     for (std::size_t r = 0; r < Rows; ++r) {
       float sum = outputs[r * output_stride + column] * rescale[r];
@@ -912,6 +934,8 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
   // P V with the rows in the lanes (accumulate_lanes), into O^T, where the products are float FMAs;
   // through vdpbf16ps, whose products take pairs of keys, as the few-rows task takes it.
   constexpr bool kValuesInLanes = std::is_same_v<typename L::Key, float>;
+  constexpr std::size_t kBlock = kValuesInLanes ? kDecodeKeyBlock : kPairedLaneKeyBlock;
+  static_assert(round_up(kBlock, kBlockRows) <= kKeyTile, "S^T of a block fits flash's scores");
   float* const outputs_t = scratch + l.outputs;
   for (std::size_t r = 0; r < kWidth; ++r) {
     L::pack_query(q + r * s.head_dim, r, s.head_dim, call.query_factor, queries);
@@ -924,8 +948,8 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     for (std::size_t r = 0; r < kWidth; ++r)
       for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
 
-  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kDecodeKeyBlock) {
-    const std::size_t keys = smaller(kDecodeKeyBlock, task.key_end - key0);
+  for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kBlock) {
+    const std::size_t keys = smaller(kBlock, task.key_end - key0);
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
       const std::size_t in_group = smaller(kBlockRows, keys - j0);
       const Key* const group = L::group_keys(k + (key0 + j0) * s.head_dim, in_group, s.head_dim, scratch + l.key_block);
@@ -942,10 +966,10 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       };
       float* const block_scores = scores + j0 * kQueryTile;
       // The common head dimensions, a whole block's keys as consecutive rows (ConsecutiveKeys):
-      // kBlockRows at a time, and the rest of kDecodeKeyBlock (32 = 12 + 12 + 8 where kBlockRows
-      // is 12). The scores of the keys past the block's are never read.
+      // kBlockRows at a time, and the rest of the block (32 = 12 + 12 + 8 where kBlockRows is 12,
+      // 64 = 5 x 12 + 4). The scores of the keys past the block's are never read.
       const auto score_consecutive = [&]<std::size_t HeadDim>() {
-        constexpr std::size_t kLastKeys = kDecodeKeyBlock % kBlockRows;
+        constexpr std::size_t kLastKeys = kBlock % kBlockRows;
         if (in_group == kBlockRows)
           L::score(ConsecutiveKeys<Key, HeadDim, kBlockRows>{group}, queries, HeadDim, call.query_factor, block_scores, step);
         else if (kLastKeys != 0 && in_group == kLastKeys)
@@ -980,14 +1004,19 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     } else {
       L::weigh(scores, keys, weight_pairs);
       for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
-        // The block's keys shared among its chunks of four rows (kWidth / 4 of them).
-        constexpr std::size_t kChunkKeys = kDecodeKeyBlock * 4 / kWidth;
+        // The value rows kDecodePrefetchKeys ahead, shared among the chunks of four rows (kWidth / 4
+        // of them), each asking for its share a line a pair of keys while its products run: asked
+        // for in a burst before each chunk, the chunk's first loads waited behind them.
+        constexpr std::size_t kChunkKeys = kBlock * 4 / kWidth;
         const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
-        if (ahead < task.key_end)
-          prefetch_rows(v + ahead * s.value_dim, 1, 0, smaller(kChunkKeys, task.key_end - ahead) * s.value_dim);
+        LinesAhead lines;
+        if (ahead < task.key_end) {
+          lines.next = reinterpret_cast<const char*>(v + ahead * s.value_dim);
+          lines.end = lines.next + smaller(kChunkKeys, task.key_end - ahead) * s.value_dim * sizeof(Element);
+        }
         decode_accumulate_rows<P, Rows>(scores + r0, {1, kQueryTile, 1, kQueryTile}, weight_pairs + r0, keys,
                                         v + key0 * s.value_dim, reinterpret_cast<const Element*>(zeros), s.value_dim,
-                                        task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0);
+                                        task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0, lines);
       });
     }
   }
