@@ -348,13 +348,11 @@ using FewRowsProducts = WidenedProducts<Element>;
 // wants more than its 16 vector registers, bfloat16 decoding ran 0.85x spread.
 constexpr bool kSpreadScorePrefetches = kWidth == 16;
 
-// Rows of K and V to fetch into L2 while a chunk's scores are taken (decode_scores): key_bytes
-// from `keys` on and value_bytes from `values` on. None where both are 0.
-struct RowsAhead {
+// Rows of K to fetch into L2 while a chunk's scores are taken (decode_scores): `bytes` from `keys`
+// on. None where bytes is 0.
+struct KeysAhead {
   const char* keys = nullptr;
-  const char* values = nullptr;
-  std::size_t key_bytes = 0;
-  std::size_t value_bytes = 0;
+  std::size_t bytes = 0;
 };
 
 // scores[r * kFewRowsKeyBlock + j] = factor * query r . key j for the Rows query rows at `queries`
@@ -368,27 +366,23 @@ template <class P, std::size_t Rows, class KeyRows>
 [[gnu::always_inline]] inline void decode_scores(const KeyRows& keys,
                                                  const float* queries, std::size_t head_columns,
                                                  std::size_t head_dim, float factor, float* scores,
-                                                 const RowsAhead& ahead) {
+                                                 const KeysAhead& ahead) {
   constexpr std::size_t Keys = kWidth / Rows;
   const std::size_t whole = head_dim / P::kChunk * P::kChunk;
   // Each chunk of dimensions asks for its share of the lines, a whole number of them; without the
   // spread, all go before the first (prefetch_rows, whose loop keeps AVX2's score loop as it was:
   // the spread's counters cost it 11-13% more instructions even asking for all at once).
-  if constexpr (!kSpreadScorePrefetches) {
-    prefetch_rows(ahead.keys, 1, 0, ahead.key_bytes);
-    prefetch_rows(ahead.values, 1, 0, ahead.value_bytes);
-  }
+  if constexpr (!kSpreadScorePrefetches) prefetch_rows(ahead.keys, 1, 0, ahead.bytes);
   const std::size_t chunks = whole / P::kChunk;
-  const auto share = [chunks](std::size_t bytes) { return chunks == 0 ? bytes : (bytes + 64 * chunks - 1) / (64 * chunks) * 64; };
-  const std::size_t key_share = share(ahead.key_bytes), value_share = share(ahead.value_bytes);
-  std::size_t key_at = 0, value_at = 0;
-  const auto fetch = [](const char* from, std::size_t& at, std::size_t share, std::size_t bytes) {
-    for (const std::size_t end = smaller(at + share, bytes); at < end; at += 64) __builtin_prefetch(from + at, 0, 2);
+  const std::size_t share = chunks == 0 ? ahead.bytes : (ahead.bytes + 64 * chunks - 1) / (64 * chunks) * 64;
+  std::size_t at = 0;
+  const auto fetch = [&](std::size_t share) {
+    for (const std::size_t end = smaller(at + share, ahead.bytes); at < end; at += 64) __builtin_prefetch(ahead.keys + at, 0, 2);
   };
-  // Consecutive keys of a known length, with K and V ahead of as many bytes as their own rows (all
-  // but a task's last chunk of keys): each chunk of dimensions asks for the same number of lines
-  // of each, unrolled from one offset, with none of the counters' loops, compares and selects,
-  // scalar work that would otherwise share the loop with its FMAs.
+  // Consecutive keys of a known length, with K ahead of as many bytes as their own rows (all but a
+  // task's last chunk of keys): each chunk of dimensions asks for the same number of lines,
+  // unrolled from one offset, with none of the counters' loops, compares and selects, scalar work
+  // that would otherwise share the loop with its FMAs.
   constexpr std::size_t kFixedLines = [] {
     if constexpr (requires { KeyRows::kRowLength; }) {
       constexpr std::size_t bytes = Keys * KeyRows::kRowLength * sizeof(typename P::Element);
@@ -397,7 +391,7 @@ template <class P, std::size_t Rows, class KeyRows>
     }
     return std::size_t{0};
   }();
-  const bool fixed = kFixedLines != 0 && ahead.key_bytes == kFixedLines * 64 * chunks && ahead.value_bytes == ahead.key_bytes;
+  const bool fixed = kFixedLines != 0 && ahead.bytes == kFixedLines * 64 * chunks;
   Floats acc[kWidth];
 #pragma GCC unroll 16
   for (std::size_t a = 0; a < kWidth; ++a) acc[a] = Floats(0.0f);
@@ -406,13 +400,9 @@ template <class P, std::size_t Rows, class KeyRows>
       if (fixed) {
         const std::size_t first = d / P::kChunk * kFixedLines * 64;
 #pragma GCC unroll 16
-        for (std::size_t l = 0; l < kFixedLines; ++l) {
-          __builtin_prefetch(ahead.keys + first + 64 * l, 0, 2);
-          __builtin_prefetch(ahead.values + first + 64 * l, 0, 2);
-        }
+        for (std::size_t l = 0; l < kFixedLines; ++l) __builtin_prefetch(ahead.keys + first + 64 * l, 0, 2);
       } else {
-        fetch(ahead.keys, key_at, key_share, ahead.key_bytes);
-        fetch(ahead.values, value_at, value_share, ahead.value_bytes);
+        fetch(share);
       }
     }
     typename P::QueryChunk q[Rows];
@@ -426,10 +416,7 @@ template <class P, std::size_t Rows, class KeyRows>
     }
   }
   if constexpr (kSpreadScorePrefetches) {
-    if (!fixed) {
-      fetch(ahead.keys, key_at, ahead.key_bytes, ahead.key_bytes);
-      fetch(ahead.values, value_at, ahead.value_bytes, ahead.value_bytes);
-    }
+    if (!fixed) fetch(ahead.bytes);
   }
   alignas(64) float sums[kWidth];
   (sums_of_each(acc) * Floats(factor)).store_aligned(sums);
@@ -486,14 +473,22 @@ template <class P, std::size_t Rows, class KeyRows>
 // (r, j) at weights[r * step.row + j * step.key], and packed with that of key j + 1 (j even) at
 // packed[r * step.pair_row + j / 2 * step.pair_key]; outputs output_stride apart, in P's position
 // order. `zeros` (as many columns) stands for the row past the last key when P takes keys two at
-// a time. Each step of keys asks for the next line of `ahead` (LinesAhead) until none is left.
+// a time. Each step of keys asks for the next lines of `ahead` (LinesAhead) until none is left.
 struct WeightSteps {
   std::size_t row, key, pair_row, pair_key;
 };
-// Lines to fetch into L2 a line at a time between P V's products: [next, end), 64 bytes apart.
+// Lines to fetch into L2 between P V's products, per_step lines a step of keys: [next, end), 64
+// bytes apart.
 struct LinesAhead {
   const char* next = nullptr;
   const char* end = nullptr;
+  std::size_t per_step = 1;
+
+  // The lines of `bytes` from `first` on, as evenly as whole lines go over `steps` steps.
+  static LinesAhead over(const char* first, std::size_t bytes, std::size_t steps) {
+    const std::size_t lines = (bytes + 63) / 64;
+    return {first, first + bytes, steps == 0 || lines <= steps ? 1 : (lines + steps - 1) / steps};
+  }
 };
 template <class P, std::size_t Rows, std::size_t Chunks>
 [[gnu::always_inline]] inline void decode_accumulate(const float* weights, WeightSteps step, const float* packed,
@@ -509,10 +504,8 @@ template <class P, std::size_t Rows, std::size_t Chunks>
     for (std::size_t x = 0; x < 2 * Chunks; ++x)
       acc[r][x] = Floats::load_aligned(outputs + r * output_stride + x * kWidth) * Floats(rescale[r]);
   const auto add = [&](std::size_t j, const typename P::Element* row, const typename P::Element* next) {
-    if (ahead.next < ahead.end) {
+    for (std::size_t l = 0; l < ahead.per_step && ahead.next < ahead.end; ++l, ahead.next += 64)
       __builtin_prefetch(ahead.next, 0, 2);
-      ahead.next += 64;
-    }
     typename P::ValueChunk v[Chunks];
 #pragma GCC unroll 4
     for (std::size_t c = 0; c < Chunks; ++c) v[c] = P::load_values(row + c * P::kChunk, next + c * P::kChunk);
@@ -538,9 +531,18 @@ template <class P, std::size_t Rows, std::size_t Chunks>
     for (std::size_t x = 0; x < 2 * Chunks; ++x) acc[r][x].store_aligned(outputs + r * output_stride + x * kWidth);
 }
 
+// The steps of keys decode_accumulate_rows takes over `keys` keys: one pass over them for each
+// group of chunks of columns it accumulates at once (the columns past the last whole chunk take
+// no step).
+template <class P>
+std::size_t accumulate_steps(std::size_t keys, std::size_t value_dim) {
+  const std::size_t chunks = value_dim / P::kChunk;
+  return (chunks / kDecodeValueChunks + chunks % kDecodeValueChunks) * ((keys + P::kKeysPerStep - 1) / P::kKeysPerStep);
+}
+
 // decode_accumulate over every column of V for Rows rows: whole chunks kDecodeValueChunks at a
 // time, then one, then the columns past the last whole chunk in order. The lines of `ahead` are
-// asked for a line a step of keys, and those left after the last whole chunk at once.
+// asked for per_step a step of keys, and those left after the last whole chunk at once.
 template <class P, std::size_t Rows>
 [[gnu::always_inline]] inline void decode_accumulate_rows(const float* weights, WeightSteps step, const float* packed,
                                                           std::size_t keys,
@@ -734,6 +736,12 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
     for (std::size_t c = 0; c < task.value_stride; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
   }
 
+  // One thread's own loads leave memory idle too often to stream at its speed, so the task asks
+  // for its lines ahead, spread over all of its arithmetic, for memory idles during any step that
+  // asks for none: the keys kDecodePrefetchKeys ahead during the first chunk's scores, the next
+  // block's values during the first chunk's P V, the first block's values here.
+  prefetch_rows(v + task.key_begin * s.value_dim, 1, 0,
+                smaller(kFewRowsKeyBlock, task.key_end - task.key_begin) * s.value_dim);
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kFewRowsKeyBlock) {
     const std::size_t keys = smaller(kFewRowsKeyBlock, task.key_end - key0);
     const Element* const block_keys = k + key0 * s.head_dim;
@@ -741,16 +749,11 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
       constexpr std::size_t Keys = kWidth / Rows;
       for (std::size_t j0 = 0; j0 < keys; j0 += Keys) {
-        // The keys and values kDecodePrefetchKeys ahead, fetched into L2 during the first chunk's
-        // scores: one thread's own loads leave memory idle too often to stream at its speed.
         const std::size_t ahead = key0 + j0 + kDecodePrefetchKeys;
-        RowsAhead rows_ahead;
-        if (r0 == 0 && ahead < task.key_end) {
-          const std::size_t keys_ahead = smaller(Keys, task.key_end - ahead);
-          rows_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
-                        reinterpret_cast<const char*>(v + ahead * s.value_dim),
-                        keys_ahead * s.head_dim * sizeof(Element), keys_ahead * s.value_dim * sizeof(Element)};
-        }
+        KeysAhead keys_ahead;
+        if (r0 == 0 && ahead < task.key_end)
+          keys_ahead = {reinterpret_cast<const char*>(k + ahead * s.head_dim),
+                        smaller(Keys, task.key_end - ahead) * s.head_dim * sizeof(Element)};
         float* const chunk_scores = scores + r0 * kFewRowsKeyBlock + j0;
         // The common head dimensions, a whole chunk of keys: consecutive rows from one pointer at
         // a compile-time stride (ConsecutiveKeys), the dimensions' loop of a known length. With a
@@ -760,7 +763,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
           static_assert(HeadDim % kAlignFloats == 0, "the packed query rows are HeadDim apart");
           if (s.head_dim != HeadDim || j0 + Keys > keys) return false;
           decode_scores<P, Rows>(ConsecutiveKeys<Element, HeadDim, Keys>{block_keys + j0 * HeadDim},
-                                 queries + r0 * HeadDim, HeadDim, HeadDim, call.query_factor, chunk_scores, rows_ahead);
+                                 queries + r0 * HeadDim, HeadDim, HeadDim, call.query_factor, chunk_scores, keys_ahead);
           return true;
         };
         if (consecutive.template operator()<128>() || consecutive.template operator()<64>()) continue;
@@ -768,7 +771,7 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
         const Element* chunk_keys[Keys];
         for (std::size_t j = 0; j < Keys; ++j) chunk_keys[j] = block_keys + smaller(j0 + j, keys - 1) * s.head_dim;
         decode_scores<P, Rows>([&](std::size_t j) { return chunk_keys[j]; }, queries + r0 * l.head_columns,
-                               l.head_columns, s.head_dim, call.query_factor, chunk_scores, rows_ahead);
+                               l.head_columns, s.head_dim, call.query_factor, chunk_scores, keys_ahead);
       }
     });
     for (std::size_t r = 0; r < task.rows; ++r) {
@@ -785,11 +788,17 @@ void decode_few_rows(const ElementFlashCall<Element>& call, const DecodeTask& ta
       rescale[r] = decode_softmax(row, keys, task.row_max[r], task.row_sum[r]);
       P::weigh(row, keys, weights + r * kFewRowsKeyBlock / 2);
     }
+    const std::size_t next = key0 + kFewRowsKeyBlock;
+    const LinesAhead next_values =
+        next < task.key_end ? LinesAhead::over(reinterpret_cast<const char*>(v + next * s.value_dim),
+                                               smaller(kFewRowsKeyBlock, task.key_end - next) * s.value_dim * sizeof(Element),
+                                               accumulate_steps<P>(keys, s.value_dim))
+                            : LinesAhead{};
     for_row_chunks(task.rows, [&]<std::size_t Rows>(std::size_t r0) {
       decode_accumulate_rows<P, Rows>(scores + r0 * kFewRowsKeyBlock, {kFewRowsKeyBlock, 1, kFewRowsKeyBlock / 2, 1},
                                       weights + r0 * kFewRowsKeyBlock / 2, keys,
                                       block_values, zeros, s.value_dim, task.outputs + r0 * task.value_stride,
-                                      task.value_stride, rescale + r0);
+                                      task.value_stride, rescale + r0, r0 == 0 ? next_values : LinesAhead{});
     });
   }
 
