@@ -957,6 +957,11 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
     for (std::size_t r = 0; r < kWidth; ++r)
       for (std::size_t c = 0; c < s.value_dim; ++c) task.outputs[r * task.value_stride + c] = 0.0f;
 
+  // Every row sees the keys before the least of the rows' causal limits: blocks before it skip the
+  // masking loop, which takes a division a row.
+  std::size_t all_visible = task.key_end;
+  for (std::size_t r = 0; r < kWidth; ++r)
+    all_visible = smaller(all_visible, visible_keys(call.window, (task.first_row + r) % s.seq_q));
   for (std::size_t key0 = task.key_begin; key0 < task.key_end; key0 += kBlock) {
     const std::size_t keys = smaller(kBlock, task.key_end - key0);
     for (std::size_t j0 = 0; j0 < keys; j0 += kBlockRows) {
@@ -994,11 +999,12 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       L::score(KeyPointers<Key>{block}, queries, s.head_dim, call.query_factor, block_scores, step);
     }
     // Keys from `visible` on are past the row's causal limit.
-    for (std::size_t r = 0; r < kWidth; ++r) {
-      const std::size_t limit = visible_keys(call.window, (task.first_row + r) % s.seq_q);
-      const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
-      for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
-    }
+    if (key0 + keys > all_visible)
+      for (std::size_t r = 0; r < kWidth; ++r) {
+        const std::size_t limit = visible_keys(call.window, (task.first_row + r) % s.seq_q);
+        const std::size_t visible = limit <= key0 ? 0 : smaller(keys, limit - key0);
+        for (std::size_t j = visible; j < keys; ++j) scores[j * kQueryTile + r] = kMinusInfinity;
+      }
     update_softmax(scores, keys, row_max, row_sum, rescale);
     if constexpr (kValuesInLanes) {
       const std::size_t ahead = key0 + kDecodePrefetchKeys;
