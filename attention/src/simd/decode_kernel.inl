@@ -376,8 +376,8 @@ template <class P, std::size_t Rows, class KeyRows>
   const std::size_t chunks = whole / P::kChunk;
   const std::size_t share = chunks == 0 ? ahead.bytes : (ahead.bytes + 64 * chunks - 1) / (64 * chunks) * 64;
   std::size_t at = 0;
-  const auto fetch = [&](std::size_t share) {
-    for (const std::size_t end = smaller(at + share, ahead.bytes); at < end; at += 64) __builtin_prefetch(ahead.keys + at, 0, 2);
+  const auto fetch = [&](std::size_t more) {
+    for (const std::size_t end = smaller(at + more, ahead.bytes); at < end; at += 64) __builtin_prefetch(ahead.keys + at, 0, 2);
   };
   // Consecutive keys of a known length, with K ahead of as many bytes as their own rows (all but a
   // task's last chunk of keys): each chunk of dimensions asks for the same number of lines,
