@@ -558,7 +558,7 @@ template <class P, std::size_t Rows>
   for (; column < whole; column += P::kChunk)
     decode_accumulate<P, Rows, 1>(weights, step, packed, keys, values + column, zeros + column, value_dim, outputs + column,
                                   output_stride, rescale, ahead);
-  for (; ahead.next < ahead.end; ahead.next += 64) __builtin_prefetch(ahead.next, 0, 2);
+  if (ahead.next < ahead.end) prefetch_rows(ahead.next, 1, 0, static_cast<std::size_t>(ahead.end - ahead.next));
   for (; column < value_dim; ++column)
     for (std::size_t r = 0; r < Rows; ++r) {
       float sum = outputs[r * output_stride + column] * rescale[r];
