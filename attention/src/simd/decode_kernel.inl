@@ -1020,15 +1020,17 @@ void decode_lane_rows(const ElementFlashCall<Element>& call, const DecodeTask& t
       L::weigh(scores, keys, weight_pairs);
       for_row_chunks(kWidth, [&]<std::size_t Rows>(std::size_t r0) {
         // The value rows kDecodePrefetchKeys ahead, shared among the chunks of four rows (kWidth / 4
-        // of them), each asking for its share a line a pair of keys while its products run: asked
-        // for in a burst before each chunk, the chunk's first loads waited behind them.
+        // of them), each asking for its share over its steps of P V (a line a pair of keys at head
+        // dimension 128): asked for in a burst before each chunk, the chunk's first loads waited
+        // behind them.
         constexpr std::size_t kChunkKeys = kBlock * 4 / kWidth;
         const std::size_t ahead = key0 + kDecodePrefetchKeys + r0 / 4 * kChunkKeys;
-        LinesAhead lines;
-        if (ahead < task.key_end) {
-          lines.next = reinterpret_cast<const char*>(v + ahead * s.value_dim);
-          lines.end = lines.next + smaller(kChunkKeys, task.key_end - ahead) * s.value_dim * sizeof(Element);
-        }
+        const LinesAhead lines =
+            ahead < task.key_end
+                ? LinesAhead::over(reinterpret_cast<const char*>(v + ahead * s.value_dim),
+                                   smaller(kChunkKeys, task.key_end - ahead) * s.value_dim * sizeof(Element),
+                                   accumulate_steps<P>(keys, s.value_dim))
+                : LinesAhead{};
         decode_accumulate_rows<P, Rows>(scores + r0, {1, kQueryTile, 1, kQueryTile}, weight_pairs + r0, keys,
                                         v + key0 * s.value_dim, reinterpret_cast<const Element*>(zeros), s.value_dim,
                                         task.outputs + r0 * task.value_stride, task.value_stride, rescale + r0, lines);
