@@ -1,0 +1,138 @@
+// BulkPieceMemo answers only for the exact piece it stored (every byte and the size), with exactly
+// its ids, for every size and every id count a piece of up to 16 bytes can have; keeps no piece
+// with an id past its bits; hands longer pieces to its long-piece memo; and, past its bound, loses
+// pieces rather than mixing them up or growing, pieces of one slot and of a line replacing each
+// other in the same buckets.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bulk_piece_memo.hpp"
+
+namespace tokenizer {
+namespace {
+
+constexpr std::size_t kBulkTestBytes = 256 * 1024;
+
+// A piece as the batch scanner hands it over: with 8 readable bytes after its start, here garbage
+// that must not count (the memo reads past the piece's end and masks).
+struct PaddedPiece {
+  explicit PaddedPiece(const std::string& piece) : bytes(piece + "\xAA\xBB\xCC\xDD\xEE\xFF\x11\x22"), size(piece.size()) {}
+  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
+  std::string bytes;
+  std::size_t size;
+};
+
+void store(BulkPieceMemo& memo, const std::string& piece, const std::vector<Rank>& ids) {
+  const PaddedPiece p(piece);
+  memo.store(p.data(), p.size, ids.data(), ids.size());
+}
+
+// The piece's ids appended after an id already there; empty for a miss. find and unpack, the
+// encoder's way, agree with append.
+std::vector<Rank> found_ids(const BulkPieceMemo& memo, const std::string& piece) {
+  const PaddedPiece p(piece);
+  std::vector<Rank> out = {99};
+  const bool found = memo.append(p.data(), p.size, out);
+  if (p.size <= BulkPieceMemo::kMaxPiece) {
+    const BulkPieceMemo::Slot* slot = BulkPieceMemo::find(memo.probe(p.data(), p.size), p.size);
+    EXPECT_EQ(slot != nullptr, found) << piece;
+    if (slot) {
+      Rank ids[BulkPieceMemo::kMaxIds];
+      const std::size_t count = BulkPieceMemo::unpack(slot, ids);
+      EXPECT_EQ(std::vector<Rank>(ids, ids + count), std::vector<Rank>(out.begin() + 1, out.end())) << piece;
+    }
+  }
+  if (!found) {
+    EXPECT_EQ(out, std::vector<Rank>{99}) << "a miss appends nothing";
+    return {};
+  }
+  return {out.begin() + 1, out.end()};
+}
+
+// Ids that use every bit a field has: the largest a field holds, then ones that differ from it.
+std::vector<Rank> ids_of(std::size_t count, Rank salt) {
+  std::vector<Rank> ids;
+  for (std::size_t i = 0; i < count; ++i)
+    ids.push_back(i == 0 ? (Rank{1} << BulkPieceMemo::kIdBits) - 1 : static_cast<Rank>((salt * 7919 + i * 104729) % (1u << BulkPieceMemo::kIdBits)));
+  return ids;
+}
+
+TEST(BulkPieceMemo, FindsEveryStoredPieceOfEverySizeWithAllItsIds) {
+  BulkPieceMemo memo(kBulkTestBytes);
+  // Each size twice, with as many ids as the piece has bytes (the most BPE gives it) and with one.
+  const std::string stems[] = {"abcdefghijklmnopqrstuvwxyz0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&()*+,"};
+  for (std::size_t size = 1; size <= stems[0].size(); ++size) {
+    for (std::size_t count : {std::size_t{1}, size}) {
+      const std::string piece = stems[count == 1].substr(0, size);
+      const std::vector<Rank> ids = ids_of(count, static_cast<Rank>(size));
+      store(memo, piece, ids);
+      EXPECT_EQ(found_ids(memo, piece), ids) << piece;
+    }
+  }
+  EXPECT_GE(BulkPieceMemo::kMaxIds, BulkPieceMemo::kMaxPiece);  // a piece has at most an id a byte
+}
+
+TEST(BulkPieceMemo, TellsApartPiecesThatShareTheirKeyWordsButNotTheirBytesOrSize) {
+  BulkPieceMemo memo(kBulkTestBytes);
+  // Two pieces of 12 bytes that differ in a middle byte; a prefix of one; one with a zero byte at
+  // the end, whose zero-padded head equals the shorter piece's.
+  const std::string a = "0123456789ab", b = "0123X56789ab";
+  store(memo, a, {1, 2});
+  EXPECT_EQ(found_ids(memo, a), (std::vector<Rank>{1, 2}));
+  EXPECT_TRUE(found_ids(memo, b).empty());
+  EXPECT_TRUE(found_ids(memo, a.substr(0, 11)).empty());
+  store(memo, "xyz", {3});
+  EXPECT_TRUE(found_ids(memo, std::string("xyz\0", 4)).empty());
+  store(memo, std::string("xyz\0", 4), {4});
+  EXPECT_EQ(found_ids(memo, "xyz"), std::vector<Rank>{3});
+  EXPECT_EQ(found_ids(memo, std::string("xyz\0", 4)), std::vector<Rank>{4});
+}
+
+TEST(BulkPieceMemo, KeepsNoPieceWithAnIdPastItsBitsNorNone) {
+  BulkPieceMemo memo(kBulkTestBytes);
+  store(memo, "large", {1, Rank{1} << BulkPieceMemo::kIdBits});
+  EXPECT_TRUE(found_ids(memo, "large").empty());
+  store(memo, "empty", {});
+  EXPECT_TRUE(found_ids(memo, "empty").empty());
+  // A piece of more than kMaxPiece bytes goes to the long-piece memo, any number of ids.
+  const std::string long_piece(40, 'q');
+  store(memo, long_piece, ids_of(40, 5));
+  EXPECT_EQ(found_ids(memo, long_piece), ids_of(40, 5));
+}
+
+// Far more pieces than a small memo holds, each with ids of its own: a piece found gives its own
+// ids, the latest ones stored are mostly found, and the memory stays what it was made with.
+TEST(BulkPieceMemo, PastItsBoundLosesPiecesButNeverMixesThemUp) {
+  constexpr std::size_t kBytes = 16 * 1024;  // 112 buckets of four slots, 2 KiB for long pieces
+  BulkPieceMemo memo(kBytes);
+  const std::size_t memory = memo.memory_bytes();
+  EXPECT_LE(memory, kBytes);
+  EXPECT_EQ(memory, BulkPieceMemo::memory_for(kBytes));
+  std::mt19937 gen(3);
+  std::map<std::string, std::vector<Rank>> stored;
+  while (stored.size() < 5000) {
+    std::string piece(1 + gen() % 24, 'a');
+    for (char& c : piece) c = static_cast<char>('a' + gen() % 4);  // many share their first bytes
+    if (stored.contains(piece)) continue;
+    const std::vector<Rank> ids = ids_of(1 + gen() % std::min<std::size_t>(piece.size(), 17), static_cast<Rank>(stored.size()));
+    store(memo, piece, ids);
+    stored[piece] = ids;
+  }
+  std::size_t found = 0;
+  for (const auto& [piece, ids] : stored) {
+    const std::vector<Rank> got = found_ids(memo, piece);
+    if (got.empty()) continue;
+    ++found;
+    ASSERT_EQ(got, ids) << piece;
+  }
+  EXPECT_GT(found, 100u);
+  EXPECT_LT(found, stored.size());
+  EXPECT_EQ(memo.memory_bytes(), memory);
+}
+
+}  // namespace
+}  // namespace tokenizer

@@ -1,0 +1,83 @@
+#include "bulk_piece_memo.hpp"
+
+namespace tokenizer {
+
+namespace {
+
+constexpr std::size_t kBucketBytes = 128;
+
+std::size_t buckets_for(std::size_t bytes) { return bytes / 8 * 7 / kBucketBytes; }
+
+}  // namespace
+
+BulkPieceMemo::BulkPieceMemo(std::size_t bytes)
+    : bucket_count_(buckets_for(bytes)),
+      memory_(bucket_count_ * kBucketBytes),
+      buckets_(static_cast<Bucket*>(memory_.data())),
+      longer_(bytes - bucket_count_ * kBucketBytes) {
+  static_assert(sizeof(Slot) == 32 && sizeof(Bucket) == kBucketBytes);
+}
+
+std::size_t BulkPieceMemo::memory_for(std::size_t bytes) {
+  const std::size_t buckets = buckets_for(bytes);
+  return buckets * kBucketBytes + LongPieceMemo::memory_for(bytes - buckets * kBucketBytes);
+}
+
+bool BulkPieceMemo::append(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) const {
+  if (size > kMaxPiece) return longer_.append(data, size, out);
+  const Slot* slot = find(probe(data, size), size);
+  if (!slot) return false;
+  Rank ids[kMaxIds];
+  out.insert(out.end(), ids, ids + unpack(slot, ids));
+  return true;
+}
+
+void BulkPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
+  if (size > kMaxPiece) {
+    longer_.store(data, size, ids, count);
+    return;
+  }
+  if (count == 0 || count > kMaxIds) return;
+  // The fields as they will stand, six words: a slot's two and the next slot's four.
+  std::uint64_t fields[6] = {size | count << 5};
+  for (std::size_t i = 0; i < count; ++i) {
+    if (ids[i] > kIdMask) return;
+    const unsigned bit = kFirstIdBit + static_cast<unsigned>(i) * kIdBits;
+    fields[bit / 64] |= std::uint64_t{ids[i]} << (bit % 64);
+    if (bit % 64 + kIdBits > 64) fields[bit / 64 + 1] |= std::uint64_t{ids[i]} >> (64 - bit % 64);
+  }
+  const Key key = key_of(data, size);
+  Slot* slots = buckets_[bucket_of(key)].slots;
+  const auto empty = [](const Slot& s) { return size_of(s) == 0; };
+  // The slot (a piece of up to kSlotIds ids) or line (more) to write: an empty one or the piece's
+  // own, else the one the hash's low bits pick.
+  Slot* to = nullptr;
+  const bool whole_line = count > kSlotIds;
+  for (std::size_t line = 0; line < 4 && !to; line += 2) {
+    Slot* s = &slots[line];
+    if (whole_line) {
+      if (holds(s[0], key, size) || (empty(s[0]) && empty(s[1]))) to = s;
+    } else if (empty(s[0]) || holds(s[0], key, size)) {
+      to = s;
+    } else if (!takes_line(s[0]) && (empty(s[1]) || holds(s[1], key, size))) {
+      to = s + 1;
+    }
+  }
+  if (!to) {
+    // In a line of more ids the second slot is the first's: a piece of one slot takes the first
+    // and empties the second, whose words a lookup would otherwise read as a slot of their own.
+    const std::size_t line = (key.hash & 1) * 2;
+    to = &slots[line];
+    if (!whole_line && takes_line(*to))
+      slots[line + 1] = Slot{};
+    else if (!whole_line)
+      to += key.hash >> 1 & 1;
+  }
+  to->key[0] = key.head;
+  to->key[1] = key.tail;
+  to->fields[0] = fields[0];
+  to->fields[1] = fields[1];
+  if (whole_line) std::memcpy(&to[1], &fields[2], sizeof(Slot));
+}
+
+}  // namespace tokenizer
