@@ -148,14 +148,15 @@ std::shared_ptr<Encoding> builtin_encoding(const std::string& name, const std::o
 
 std::shared_ptr<Encoding> load_encoding(const std::string& path, const std::optional<std::string>& encoder_name,
                                         std::size_t piece_cache_bytes, std::size_t piece_memo_bytes,
-                                        std::size_t long_piece_memo_bytes, std::size_t huge_piece_cache_bytes) {
+                                        std::size_t long_piece_memo_bytes, std::size_t huge_piece_cache_bytes,
+                                        std::size_t bulk_piece_memo_bytes) {
   const tokenizer::Encoder& encoder = encoder_named(encoder_name);
   try {
     return std::make_shared<Encoding>(
         std::make_shared<const tokenizer::Tokenizer>(
             tokenizer::Vocabulary::load(path),
             tokenizer::TokenizerOptions{piece_cache_bytes, piece_memo_bytes, long_piece_memo_bytes,
-                                        huge_piece_cache_bytes}),
+                                        huge_piece_cache_bytes, bulk_piece_memo_bytes}),
         encoder);
   } catch (const tokenizer::VocabularyError& e) {
     throw py::value_error(e.what());
@@ -245,12 +246,14 @@ PYBIND11_MODULE(tokbench, m) {
         py::arg("piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultPieceMemoBytes,
         py::arg("long_piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultLongPieceMemoBytes,
         py::arg("huge_piece_cache_bytes") = tokenizer::TokenizerOptions::kDefaultHugePieceCacheBytes,
+        py::arg("bulk_piece_memo_bytes") = tokenizer::TokenizerOptions::kDefaultBulkPieceMemoBytes,
         "An encoding from a .tiktoken file and the .json spec beside it, loaded anew: its piece cache\n"
         "(the ids of merged pieces, kept across calls) starts empty and holds piece_cache_bytes at\n"
         "most (0: none); each thread that encodes keeps a memo of the pieces it met of\n"
         "piece_memo_bytes at most (0: none), and beside it long_piece_memo_bytes for pieces of more\n"
         "than 16 bytes (0: none); pieces of 64 KiB or more are kept, for every thread, in records of\n"
-        "huge_piece_cache_bytes at most (0: none).");
+        "huge_piece_cache_bytes at most (0: none); a thread that meets text its memo cannot hold\n"
+        "(random base64) keeps that text's pieces in bulk_piece_memo_bytes more (0: none).");
   m.def("list_encoding_names", &tokenizer::Vocabulary::builtin_names);
   m.def("encoders", [] {
     std::vector<std::string> names;

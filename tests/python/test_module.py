@@ -229,7 +229,8 @@ class Behaviour(unittest.TestCase):
         path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
         self.assertEqual(tokbench.get_encoding("cl100k_base").piece_cache_bytes, 256 << 10)
         uncached = tokbench.load_encoding(path, piece_cache_bytes=0, piece_memo_bytes=0)
-        small = tokbench.load_encoding(path, piece_cache_bytes=5000, piece_memo_bytes=5000, long_piece_memo_bytes=5000)
+        small = tokbench.load_encoding(path, piece_cache_bytes=5000, piece_memo_bytes=5000, long_piece_memo_bytes=5000,
+                                       bulk_piece_memo_bytes=5000)
         self.assertEqual(uncached.piece_cache_bytes, 0)
         self.assertEqual(small.piece_cache_bytes, 4096)  # a power of two of 64-byte lines
         self.assertEqual(small.piece_memo_bytes, 0)  # made on first use
@@ -244,8 +245,10 @@ class Behaviour(unittest.TestCase):
         self.assertEqual(uncached.piece_memo_bytes, 0)
         # A memo a thread that encoded, each two tables of a power of two of 64-byte lines and 5,000
         # bytes for long pieces (an eighth of it, rounded down to a power of two of 16-byte slots, for
-        # the index, the rest the arena).
-        self.assertIn(small.piece_memo_bytes, [n * (2048 + 2048 + 5000) for n in range(1, (os.cpu_count() or 1) + 1)])
+        # the index, the rest the arena); and, where a memo that small stopped paying, a bulk memo of
+        # 34 buckets of 128 bytes (too little left for long pieces).
+        threads = range(1, (os.cpu_count() or 1) + 1)
+        self.assertIn(small.piece_memo_bytes, [n * (2048 + 2048 + 5000) + k * 34 * 128 for n in threads for k in range(n + 1)])
 
     def test_huge_piece_cache_setting(self):
         path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
@@ -262,6 +265,24 @@ class Behaviour(unittest.TestCase):
         for _ in range(2):
             self.assertIsNone(first_difference(expected, small.encode_ordinary(letters)))
         self.assertEqual(small.huge_piece_cache_bytes, 0)
+
+    def test_bulk_piece_memo_setting(self):
+        path = str(REPOSITORY / "data" / "vocab" / "cl100k_base.tiktoken")
+        rng = random.Random(5)
+        base64 = "".join(rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", k=256 << 10))
+        expected = tokbench.load_encoding(path, piece_cache_bytes=0, piece_memo_bytes=0).encode_ordinary(base64)
+        # One thread, so that the memo sees the text's windows one after another (each thread of a
+        # parallel encoder sees its chunks').
+        without = tokbench.load_encoding(path, encoder="simd", bulk_piece_memo_bytes=0)
+        bulk = tokbench.load_encoding(path, encoder="simd", bulk_piece_memo_bytes=1 << 20)
+        for encoding in (without, without, bulk, bulk):  # each cold, then warm
+            self.assertIsNone(first_difference(expected, encoding.encode_ordinary(base64)))
+        # The thread's memo, 2 MiB and 512 KiB for long pieces; beside it, for random base64, a bulk
+        # memo of 1 MiB (seven eighths buckets of lines, the rest for long pieces: a power of two of
+        # slots and an arena that fill it).
+        memo = (2 << 20) + (512 << 10)
+        self.assertEqual(without.piece_memo_bytes, memo)
+        self.assertEqual(bulk.piece_memo_bytes, memo + (1 << 20))
 
     def test_round_trip_of_random_text(self):
         rng = random.Random(7)

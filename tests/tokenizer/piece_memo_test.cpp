@@ -1,7 +1,8 @@
 // PieceMemo answers only for the exact piece it stored (every byte and the size), with exactly
 // its ids; a piece it cannot hold (too many ids, an id too large) is never stored; a piece that
 // another replaced misses rather than getting another's ids; and PieceMemoPool never hands one
-// memo to two holders at once, nor makes more memos than it may.
+// memo to two holders at once, nor makes more memos than it may, and makes a bulk memo only when
+// asked.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -196,7 +197,7 @@ TEST(PieceMemo, KeepsPiecesWhoseLineIsFullInTheirSecondLine) {
 }
 
 TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
-  PieceMemoPool pool(kTestBytes, LongPieceMemo::kMinBytes, 2);
+  PieceMemoPool pool(kTestBytes, LongPieceMemo::kMinBytes, BulkPieceMemo::kMinBytes, 2);
   EXPECT_EQ(pool.memory_bytes(), 0u);  // made on first lease
   {
     PieceMemoPool::Lease a = pool.lease();
@@ -221,11 +222,41 @@ TEST(PieceMemoPool, NeverLeasesOneMemoTwiceAndMakesAtMostItsCount) {
   EXPECT_EQ(pool.memory_bytes(), 2 * PieceMemo::memory_for(kTestBytes, LongPieceMemo::kMinBytes));
 }
 
+// A slot's bulk memo is made when its holder first asks, counted in the pool's memory from then
+// on, kept for the slot's later leases; none where the pool's bulk memory is below the least.
+TEST(PieceMemoPool, MakesABulkMemoOnFirstAskAndKeepsIt) {
+  constexpr std::size_t kBulkBytes = 64 * 1024;
+  PieceMemoPool pool(kTestBytes, LongPieceMemo::kMinBytes, kBulkBytes, 1);
+  const std::size_t memo_bytes = PieceMemo::memory_for(kTestBytes, LongPieceMemo::kMinBytes);
+  BulkPieceMemo* first;
+  {
+    PieceMemoPool::Lease a = pool.lease();
+    EXPECT_FALSE(a.has_bulk());
+    EXPECT_EQ(pool.memory_bytes(), memo_bytes);
+    first = a.bulk();
+    ASSERT_NE(first, nullptr);
+    EXPECT_TRUE(a.has_bulk());
+    EXPECT_EQ(a.bulk(), first);
+    EXPECT_EQ(pool.memory_bytes(), memo_bytes + BulkPieceMemo::memory_for(kBulkBytes));
+    EXPECT_LE(BulkPieceMemo::memory_for(kBulkBytes), kBulkBytes);
+    EXPECT_EQ(PieceMemoPool::Lease().bulk(), nullptr);  // a lease of no memo has none
+  }
+  PieceMemoPool::Lease again = pool.lease();
+  EXPECT_TRUE(again.has_bulk());
+  EXPECT_EQ(again.bulk(), first);
+
+  PieceMemoPool without(kTestBytes, LongPieceMemo::kMinBytes, BulkPieceMemo::kMinBytes - 1, 1);
+  PieceMemoPool::Lease lease = without.lease();
+  ASSERT_NE(lease.memo(), nullptr);
+  EXPECT_EQ(lease.bulk(), nullptr);
+  EXPECT_EQ(without.memory_bytes(), memo_bytes);
+}
+
 TEST(PieceMemoPool, NoMemosWhenOff) {
-  PieceMemoPool none(0, LongPieceMemo::kMinBytes, 4);
+  PieceMemoPool none(0, LongPieceMemo::kMinBytes, BulkPieceMemo::kMinBytes, 4);
   EXPECT_EQ(none.lease().memo(), nullptr);
   EXPECT_EQ(none.memory_bytes(), 0u);
-  PieceMemoPool zero(kTestBytes, LongPieceMemo::kMinBytes, 0);
+  PieceMemoPool zero(kTestBytes, LongPieceMemo::kMinBytes, BulkPieceMemo::kMinBytes, 0);
   EXPECT_EQ(zero.lease().memo(), nullptr);
 }
 

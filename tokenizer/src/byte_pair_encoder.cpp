@@ -1,5 +1,7 @@
 #include "byte_pair_encoder.hpp"
 
+#include <bit>
+
 #include "huge_piece_cache.hpp"
 #include "long_piece_encoder.hpp"
 #include "piece_cache.hpp"
@@ -14,6 +16,10 @@ BytePairEncoder::BytePairEncoder(const RankTable& ranks, const LongPieceIndex* l
       memo_lease_(memos ? memos->lease() : PieceMemoPool::Lease()),
       memo_(memo_lease_.memo()),
       longer_(memo_ ? &memo_->longer() : nullptr),
+      // A thread that met text its memo could not hold has a bulk memo: one window that lacks is
+      // then enough to turn to it (count_memo_miss), for such text (random base64) is likelier to
+      // come again than a memo's first window is to lack without it.
+      memo_lacked_before_(memo_lease_.has_bulk()),
       // Behind a memo, the pieces looked up whole are the ones this thread has not met, far more
       // of them no token than of a text's pieces: the filter from the first lookup.
       whole_pieces_(ranks, memo_ != nullptr),
@@ -57,6 +63,12 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
                                     std::vector<Rank>& out) {
   const auto* base = reinterpret_cast<const std::uint8_t*>(text.data());
   if (!memo_) {
+    // The memo is off for the rest of the call: put off by its trial (the bulk memo's text), or
+    // none was free.
+    if (BulkPieceMemo* bulk = memo_lease_.memo() ? memo_lease_.bulk() : nullptr) {
+      encode_bulk(*bulk, text, start, ends, n, out);
+      return;
+    }
     for (std::size_t j = 0; j < n; start = ends[j++])
       finish(whole_pieces_.find_padded(base + start, ends[j] - start), base + start, ends[j] - start, out);
     return;
@@ -81,6 +93,56 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
     held = encode_held(data, size, buffer, held, out);
   }
   out.insert(out.end(), buffer, held);
+}
+
+void BytePairEncoder::encode_bulk(BulkPieceMemo& bulk, std::string_view text, std::size_t start, const std::size_t* ends,
+                                  std::size_t n, std::vector<Rank>& out) {
+  // Such text's pieces are new to every cache but the bulk memo's lines in memory: each piece's
+  // lines are asked for kBulkAhead pieces before its lookup, and the lookup comes first, tokens
+  // included (the memo's line, read first instead, was a wait on memory as often as not: the bulk
+  // memo's lines pass through the cache and evict it). As in encode_pieces' memo loop, hits go to a
+  // buffer as all the ids a slot has room for, with no branch on their count: a branch the
+  // processor mispredicts throws away the lines it was already fetching.
+  const auto* base = reinterpret_cast<const std::uint8_t*>(text.data());
+  // probes[j % kBulkAhead]: piece j's, made when piece j - kBulkAhead was looked up.
+  BulkPieceMemo::Probe probes[kBulkAhead];
+  static_assert(std::has_single_bit(kBulkAhead));
+  for (std::size_t j = 0, at = start; j < n && j < kBulkAhead; at = ends[j++]) probes[j] = bulk.probe(base + at, ends[j] - at);
+  Rank buffer[kMaxBatch * BulkPieceMemo::kMaxIds];
+  Rank* held = buffer;
+  for (std::size_t j = 0; j < n; start = ends[j++]) {
+    const BulkPieceMemo::Probe probe = probes[j % kBulkAhead];
+    if (j + kBulkAhead < n)
+      probes[j % kBulkAhead] = bulk.probe(base + ends[j + kBulkAhead - 1], ends[j + kBulkAhead] - ends[j + kBulkAhead - 1]);
+    const std::size_t size = ends[j] - start;
+    if (probe.slots) [[likely]] {
+      if (const BulkPieceMemo::Slot* slot = BulkPieceMemo::find(probe, size)) [[likely]] {
+        held += BulkPieceMemo::unpack(slot, held);
+        continue;
+      }
+    }
+    out.insert(out.end(), buffer, held);
+    held = buffer;
+    encode_unbulked(bulk, base + start, size, out);
+  }
+  out.insert(out.end(), buffer, held);
+}
+
+void BytePairEncoder::encode_unbulked(BulkPieceMemo& bulk, const std::uint8_t* data, std::size_t size,
+                                      std::vector<Rank>& out) {
+  if (size > BulkPieceMemo::kMaxPiece && bulk.append(data, size, out)) return;
+  const std::size_t first = out.size();
+  if (const Rank whole = whole_pieces_.find_padded(data, size); whole != kNoRank) {
+    out.push_back(whole);
+  } else if (huge_pieces_ && size >= HugePieceCache::kMinPiece) {
+    encode_merged(std::string_view(reinterpret_cast<const char*>(data), size), out);  // the huge-piece cache's
+    return;
+  } else if (size > kShortPiece) {
+    encode_long(data, size, out);
+  } else {
+    encode_short(data, size, out);
+  }
+  bulk.store(data, size, out.data() + first, out.size() - first);
 }
 
 Rank* BytePairEncoder::encode_held(const std::uint8_t* data, std::size_t size, Rank* buffer, Rank* held,

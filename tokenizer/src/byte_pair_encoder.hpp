@@ -103,7 +103,8 @@ class BytePairEncoder {
   // probe, a lookup and a store, and the stores evict from the cache the rank table's lines that
   // merging needs (docs/performance-notes.md). Windows span at least kMemoWindowBytes of text and
   // close on a miss, as WholePieceLookup's do; two windows in a row in which the pieces the memo
-  // lacked hold more than 3/8 of the bytes put it off for the rest of the call. Two, for a fresh
+  // lacked hold more than 3/8 of the bytes put it off for the rest of the call, and encode_pieces
+  // turns to the bulk memo (one window, where the thread has one already). Two, for a fresh
   // memo lacks every piece of a text's first window: English's first window lacks under a third
   // of its bytes, its later ones under a fifth; random base64 lacks two fifths even where the
   // memo holds the windows of the call before, two thirds where it is fresh.
@@ -126,6 +127,17 @@ class BytePairEncoder {
   static constexpr std::size_t kMemoWindowBytes = std::size_t{64} << 10;
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
+  // encode_pieces once the memo is off, with the leased memo's bulk memo.
+  void encode_bulk(BulkPieceMemo& bulk, std::string_view text, std::size_t start, const std::size_t* ends, std::size_t n,
+                   std::vector<Rank>& out);
+  // encode_bulk's piece that the bulk memo's buckets lack: from its long pieces, else a whole token
+  // or merged, then stored there. Out of line, as encode_held is.
+  [[gnu::noinline]] void encode_unbulked(BulkPieceMemo& bulk, const std::uint8_t* data, std::size_t size,
+                                         std::vector<Rank>& out);
+  // How many pieces ahead encode_bulk asks for the bulk memo's lines: enough to cover a line's trip
+  // from memory with the pieces between, few enough that the lines asked for do not wait for room
+  // (docs/performance-notes.md).
+  static constexpr std::size_t kBulkAhead = 8;
   // Appends the piece's ids from the cache's routes that are on and returns true, or returns false.
   bool lookup_cached(std::string_view piece, std::vector<Rank>& out);
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
@@ -143,7 +155,7 @@ class BytePairEncoder {
   // of its bytes lay in pieces the memo lacked.
   std::uintptr_t memo_window_start_ = UINTPTR_MAX;
   std::size_t memo_missed_bytes_ = 0;
-  bool memo_lacked_before_ = false;  // whether the window before this one lacked more than 3/8
+  bool memo_lacked_before_;  // whether the window before this one lacked more than 3/8
   WholePieceLookup whole_pieces_;
   // Merges the pieces up to its max_size bytes; longer short pieces go to merge_short_scalar.
   const ShortPieceMerger* merger_;

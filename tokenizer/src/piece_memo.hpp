@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "bulk_piece_memo.hpp"
 #include "long_piece_memo.hpp"
 #include "tokenizer/rank.hpp"
 #include "tokenizer/rank_table.hpp"
@@ -299,48 +300,61 @@ class PieceMemo {
 // holder and kept across calls: what a thread learned in one call serves its next ones. A lease
 // gives its holder a memo of its own, so memos need no locks; when every memo is leased (more
 // threads at once than the pool has memos), a lease holds none and its encoder does without.
+// Beside each memo, a BulkPieceMemo, made only when its holder first asks for it.
 class PieceMemoPool {
   struct Slot {
     std::atomic<bool> leased{false};
     std::unique_ptr<PieceMemo> memo;
+    std::unique_ptr<BulkPieceMemo> bulk;
   };
 
  public:
-  // At most `memos` memos of `bytes` and `longer_bytes` each (PieceMemo's rounding); none when
-  // `bytes` or `memos` is 0.
-  PieceMemoPool(std::size_t bytes, std::size_t longer_bytes, std::size_t memos);
+  // At most `memos` memos of `bytes` and `longer_bytes` each (PieceMemo's rounding), and as many
+  // bulk memos of `bulk_bytes` (none below BulkPieceMemo::kMinBytes); none at all when `bytes` or
+  // `memos` is 0.
+  PieceMemoPool(std::size_t bytes, std::size_t longer_bytes, std::size_t bulk_bytes, std::size_t memos);
 
   class Lease {
    public:
     Lease() = default;
-    Lease(Lease&& other) noexcept : slot_(std::exchange(other.slot_, nullptr)) {}
+    Lease(Lease&& other) noexcept
+        : slot_(std::exchange(other.slot_, nullptr)), pool_(std::exchange(other.pool_, nullptr)) {}
     Lease& operator=(Lease&&) = delete;
     ~Lease() {
       if (slot_) slot_->leased.store(false, std::memory_order_release);
     }
     PieceMemo* memo() const { return slot_ ? slot_->memo.get() : nullptr; }
+    // The slot's bulk memo, made now if this is its first use; nullptr without a memo or where
+    // the pool makes none.
+    BulkPieceMemo* bulk() const;
+    bool has_bulk() const { return slot_ && slot_->bulk; }
 
    private:
     friend class PieceMemoPool;
-    explicit Lease(Slot* slot) : slot_(slot) {}
+    Lease(Slot* slot, PieceMemoPool* pool) : slot_(slot), pool_(pool) {}
     Slot* slot_ = nullptr;
+    PieceMemoPool* pool_ = nullptr;
   };
   // A memo no other lease holds, made now if it is the slot's first lease; none if every memo is
   // leased. Each thread starts looking at a slot of its own, so that threads that encode one
   // after another keep finding the memo they filled.
   Lease lease();
 
-  // Memory of the memos made so far: at most memos * bytes.
+  // Memory of the memos and bulk memos made so far: at most memos * (bytes + bulk_bytes), beside
+  // the long pieces' longer_bytes each.
   std::size_t memory_bytes() const {
-    return made_.load(std::memory_order_relaxed) * PieceMemo::memory_for(bytes_, longer_bytes_);
+    return made_.load(std::memory_order_relaxed) * PieceMemo::memory_for(bytes_, longer_bytes_) +
+           bulk_made_.load(std::memory_order_relaxed) * BulkPieceMemo::memory_for(bulk_bytes_);
   }
 
  private:
   std::size_t bytes_;
   std::size_t longer_bytes_;
+  std::size_t bulk_bytes_;
   std::size_t count_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<std::size_t> made_{0};
+  std::atomic<std::size_t> bulk_made_{0};
 };
 
 }  // namespace tokenizer

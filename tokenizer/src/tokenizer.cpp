@@ -30,7 +30,7 @@ std::shared_ptr<PieceCache> make_piece_cache(const TokenizerOptions& options) {
 std::shared_ptr<PieceMemoPool> make_piece_memos(const TokenizerOptions& options) {
   if (options.piece_memo_bytes == 0) return nullptr;
   return std::make_shared<PieceMemoPool>(options.piece_memo_bytes, options.long_piece_memo_bytes,
-                                         std::max(1u, std::thread::hardware_concurrency()));
+                                         options.bulk_piece_memo_bytes, std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::shared_ptr<HugePieceCache> make_huge_piece_cache(const TokenizerOptions& options) {

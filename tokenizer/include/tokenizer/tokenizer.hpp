@@ -46,9 +46,9 @@ struct TokenizerOptions {
   // Memory of each memo that remembers the ids of the pieces (up to 16 bytes) that one thread met
   // lately, tokens and merged pieces alike, consulted before anything else. A thread that encodes
   // holds one for the call; there are at most as many as the machine has hardware threads, each
-  // made on first need and kept, so their memory is at most that many times this and
-  // long_piece_memo_bytes (each memo's two tables rounded down to a power of two of 64-byte
-  // lines). 0: none.
+  // made on first need and kept, so their memory is at most that many times this,
+  // long_piece_memo_bytes and bulk_piece_memo_bytes (each memo's two tables rounded down to a power
+  // of two of 64-byte lines). 0: none.
   std::size_t piece_memo_bytes = kDefaultPieceMemoBytes;
   static constexpr std::size_t kDefaultLongPieceMemoBytes = std::size_t{512} << 10;
   // Memory beside each memo's tables for the pieces of more than 16 bytes it met (words of two or
@@ -63,6 +63,14 @@ struct TokenizerOptions {
   // come, the least lately used forgotten to make room, a piece larger than all of it never kept.
   // 0: none.
   std::size_t huge_piece_cache_bytes = kDefaultHugePieceCacheBytes;
+  static constexpr std::size_t kDefaultBulkPieceMemoBytes = std::size_t{16} << 20;
+  // Memory beside each memo for text whose pieces are too many and too seldom repeated for it
+  // (random base64: about 108,000 distinct merged pieces a megabyte, a third of them of more ids
+  // than a memo entry holds): an encoder whose memo stops paying turns to this one for the rest of
+  // the call and keeps every piece it meets there, so that the next call over such text finds
+  // them. Made when a thread first meets such text, then kept with its memo; a new piece replaces
+  // an older one. Below 4 KiB (0 included): none. Only with piece_memo_bytes.
+  std::size_t bulk_piece_memo_bytes = kDefaultBulkPieceMemoBytes;
 };
 
 // A vocabulary with its pre-tokenizer: what tiktoken calls an Encoding. Safe to share between
