@@ -47,15 +47,15 @@ class BulkPieceMemo {
   static std::size_t memory_for(std::size_t bytes);
   std::size_t memory_bytes() const { return bucket_count_ * sizeof(Bucket) + longer_.memory_bytes(); }
 
+  struct Slot;
   // Every call takes a piece of `size` bytes (at least 1) at `data` with 8 readable bytes from
   // data on, as the batch scanner hands them over (RankTable::find_padded's precondition): its key
   // is read with one load and a mask, not a branch on the size, which follows no pattern.
   //
-  struct Slot;
   // A piece's key and bucket, its lines asked for (a load of them, not a wait): what find needs,
-  // computed kBulkAhead pieces ahead by the encoder. `slots` is null for a piece the buckets do not
-  // keep (more than kMaxPiece bytes). Always inline: GCC judges a function whose only effect is a
-  // prefetch to have none, and drops the calls to it.
+  // made a few pieces ahead by the encoder (BytePairEncoder::kBulkAhead). `slots` is null for a
+  // piece the buckets do not keep (more than kMaxPiece bytes). Always inline: GCC judges a
+  // function whose only effect is a prefetch to have none, and drops the calls to it.
   struct Probe {
     std::uint64_t head;
     std::uint64_t tail;
@@ -77,23 +77,6 @@ class BulkPieceMemo {
     if (((slots[0].key[0] ^ probe.head) | (slots[0].key[1] ^ probe.tail) | (size_of(slots[0]) ^ size)) == 0) [[likely]]
       return slots;
     return find_later(probe, size);
-  }
-  // find past the first slot. Which of the others holds a piece follows no pattern, so their keys
-  // are compared without a branch, and the branches are on the answer: whether a slot matched, and
-  // (almost always so) whether its size is the piece's.
-  static const Slot* find_later(const Probe& probe, std::size_t size) {
-    const Slot* slots = probe.slots;
-    unsigned match = 0;
-    for (unsigned i = 0; i < 4; ++i)
-      match |= unsigned{((slots[i].key[0] ^ probe.head) | (slots[i].key[1] ^ probe.tail)) == 0} << i;
-    // A line's second slot belongs to its first where that piece takes the whole line.
-    match &= ~(unsigned{takes_line(slots[0])} << 1 | unsigned{takes_line(slots[2])} << 3);
-    for (; match != 0; match &= match - 1) {
-      const Slot* slot = &slots[std::countr_zero(match)];
-      if (size_of(*slot) == size) [[likely]]
-        return slot;
-    }
-    return nullptr;
   }
   // Writes the ids of the slot that find returned to `ids`, with room for kMaxIds (those past the
   // count are garbage), and returns the count: no branch on it but whether the piece takes a line.
@@ -120,6 +103,23 @@ class BulkPieceMemo {
   };
 
  private:
+  // find past the first slot. Which of the others holds a piece follows no pattern, so their keys
+  // are compared without a branch, and the branches are on the answer: whether a slot matched, and
+  // (almost always so) whether its size is the piece's.
+  static const Slot* find_later(const Probe& probe, std::size_t size) {
+    const Slot* slots = probe.slots;
+    unsigned match = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      match |= unsigned{((slots[i].key[0] ^ probe.head) | (slots[i].key[1] ^ probe.tail)) == 0} << i;
+    // A line's second slot belongs to its first where that piece takes the whole line.
+    match &= ~(unsigned{takes_line(slots[0])} << 1 | unsigned{takes_line(slots[2])} << 3);
+    for (; match != 0; match &= match - 1) {
+      const Slot* slot = &slots[std::countr_zero(match)];
+      if (size_of(*slot) == size) [[likely]]
+        return slot;
+    }
+    return nullptr;
+  }
   // Id i of the fields from `fields` on: bits [kFirstIdBit + kIdBits i, ...) of the words read as
   // one little-endian bit string. A piece of one slot reads its own two words only (its sixth id
   // ends at bit 124).
