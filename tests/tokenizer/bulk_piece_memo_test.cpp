@@ -1,40 +1,33 @@
 // BulkPieceMemo answers only for the exact piece it stored (every byte and the size), with exactly
-// its ids, for every size and every id count a piece of up to 16 bytes can have; keeps no piece
-// with an id past its bits; hands longer pieces to its long-piece memo; and, past its bound, loses
+// its ids, for every size and id count it keeps; keeps no piece with an id past its bits or more
+// ids than it holds; hands longer pieces to its long-piece memo; and, past its bound, loses
 // pieces rather than mixing them up or growing, pieces of one slot and of a line replacing each
 // other in the same buckets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bulk_piece_memo.hpp"
+#include "padded_piece.hpp"
 
 namespace tokenizer {
 namespace {
 
 constexpr std::size_t kBulkTestBytes = 256 * 1024;
 
-// A piece as the batch scanner hands it over: with 8 readable bytes after its start, here garbage
-// that must not count (the memo reads past the piece's end and masks).
-struct PaddedPiece {
-  explicit PaddedPiece(const std::string& piece) : bytes(piece + "\xAA\xBB\xCC\xDD\xEE\xFF\x11\x22"), size(piece.size()) {}
-  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
-  std::string bytes;
-  std::size_t size;
-};
-
 void store(BulkPieceMemo& memo, const std::string& piece, const std::vector<Rank>& ids) {
-  const PaddedPiece p(piece);
+  const test::PaddedPiece p(piece);
   memo.store(p.data(), p.size, ids.data(), ids.size());
 }
 
 // The piece's ids appended after an id already there; empty for a miss. find and unpack, the
 // encoder's way, agree with append.
 std::vector<Rank> found_ids(const BulkPieceMemo& memo, const std::string& piece) {
-  const PaddedPiece p(piece);
+  const test::PaddedPiece p(piece);
   std::vector<Rank> out = {99};
   const bool found = memo.append(p.data(), p.size, out);
   if (p.size <= BulkPieceMemo::kMaxPiece) {
@@ -63,17 +56,17 @@ std::vector<Rank> ids_of(std::size_t count, Rank salt) {
 
 TEST(BulkPieceMemo, FindsEveryStoredPieceOfEverySizeWithAllItsIds) {
   BulkPieceMemo memo(kBulkTestBytes);
-  // Each size twice, with as many ids as the piece has bytes (the most BPE gives it) and with one.
+  // Each size twice, with as many ids as the piece has bytes (the most BPE gives it) or kMaxIds, and
+  // with one.
   const std::string stems[] = {"abcdefghijklmnopqrstuvwxyz0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&()*+,"};
   for (std::size_t size = 1; size <= stems[0].size(); ++size) {
-    for (std::size_t count : {std::size_t{1}, size}) {
+    for (std::size_t count : {std::size_t{1}, size > BulkPieceMemo::kMaxPiece ? size : std::min(size, BulkPieceMemo::kMaxIds)}) {
       const std::string piece = stems[count == 1].substr(0, size);
       const std::vector<Rank> ids = ids_of(count, static_cast<Rank>(size));
       store(memo, piece, ids);
       EXPECT_EQ(found_ids(memo, piece), ids) << piece;
     }
   }
-  EXPECT_GE(BulkPieceMemo::kMaxIds, BulkPieceMemo::kMaxPiece);  // a piece has at most an id a byte
 }
 
 TEST(BulkPieceMemo, TellsApartPiecesThatShareTheirKeyWordsButNotTheirBytesOrSize) {
@@ -92,12 +85,14 @@ TEST(BulkPieceMemo, TellsApartPiecesThatShareTheirKeyWordsButNotTheirBytesOrSize
   EXPECT_EQ(found_ids(memo, std::string("xyz\0", 4)), std::vector<Rank>{4});
 }
 
-TEST(BulkPieceMemo, KeepsNoPieceWithAnIdPastItsBitsNorNone) {
+TEST(BulkPieceMemo, KeepsNoPieceWithAnIdPastItsBitsNorTooManyIdsNorNone) {
   BulkPieceMemo memo(kBulkTestBytes);
   store(memo, "large", {1, Rank{1} << BulkPieceMemo::kIdBits});
   EXPECT_TRUE(found_ids(memo, "large").empty());
   store(memo, "empty", {});
   EXPECT_TRUE(found_ids(memo, "empty").empty());
+  store(memo, "thirteen ids!", ids_of(BulkPieceMemo::kMaxIds + 1, 4));
+  EXPECT_TRUE(found_ids(memo, "thirteen ids!").empty());
   // A piece of more than kMaxPiece bytes goes to the long-piece memo, any number of ids.
   const std::string long_piece(40, 'q');
   store(memo, long_piece, ids_of(40, 5));
@@ -118,7 +113,7 @@ TEST(BulkPieceMemo, PastItsBoundLosesPiecesButNeverMixesThemUp) {
     std::string piece(1 + gen() % 24, 'a');
     for (char& c : piece) c = static_cast<char>('a' + gen() % 4);  // many share their first bytes
     if (stored.contains(piece)) continue;
-    const std::vector<Rank> ids = ids_of(1 + gen() % std::min<std::size_t>(piece.size(), 17), static_cast<Rank>(stored.size()));
+    const std::vector<Rank> ids = ids_of(1 + gen() % std::min<std::size_t>(piece.size(), BulkPieceMemo::kMaxIds), static_cast<Rank>(stored.size()));
     store(memo, piece, ids);
     stored[piece] = ids;
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "padded_piece.hpp"
 #include "piece_memo.hpp"
 
 namespace tokenizer {
@@ -17,19 +18,10 @@ namespace {
 
 constexpr std::size_t kTestBytes = 64 * 1024;
 
-// A piece as the encoders hand it over: with 8 readable bytes after its start, here garbage that
-// must not count (the memo reads past the piece's end and masks).
-struct Padded {
-  explicit Padded(const std::string& piece) : bytes(piece + "\xAA\xBB\xCC\xDD\xEE\xFF\x11\x22"), size(piece.size()) {}
-  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
-  std::string bytes;
-  std::size_t size;
-};
-
 // The piece's ids by the lookups an encoder makes: find_short then find_many for a piece of up to
 // 8 bytes, find_long for a longer one; empty for a miss.
 std::vector<Rank> found_ids(PieceMemo& memo, const std::string& piece) {
-  const Padded p(piece);
+  const test::PaddedPiece p(piece);
   Rank ids[PieceMemo::kMaxIds];
   std::size_t count = 0;
   if (p.size <= PieceMemo::kMaxShortPiece) {
@@ -50,7 +42,7 @@ std::vector<Rank> found_ids(PieceMemo& memo, const std::string& piece) {
 }
 
 void store(PieceMemo& memo, const std::string& piece, const std::vector<Rank>& ids) {
-  const Padded p(piece);
+  const test::PaddedPiece p(piece);
   memo.store(p.data(), p.size, ids.data(), ids.size());
 }
 
@@ -112,7 +104,7 @@ TEST(PieceMemo, FindsAPieceOfManyIdsThroughItsMarker) {
   store(memo, "c", {3});
   store(memo, "xy", {4, 5, 6, 7});  // its marker takes the short line's last entry
   EXPECT_EQ(found_ids(memo, "xy"), (std::vector<Rank>{4, 5, 6, 7}));
-  const Padded xy("xy");
+  const test::PaddedPiece xy("xy");
   EXPECT_EQ(memo.find_short(xy.data(), xy.size), nullptr);  // a marker is no piece
   store(memo, "d", {8});  // replaces the marker
   EXPECT_EQ(found_ids(memo, "d"), std::vector<Rank>{8});

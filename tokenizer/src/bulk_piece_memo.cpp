@@ -38,14 +38,13 @@ void BulkPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank
     return;
   }
   if (count == 0 || count > kMaxIds) return;
-  // The fields as they will stand, six words: a slot's two and the next slot's four.
-  std::uint64_t fields[6] = {size | count << 5};
+  // The ids as they will stand, twelve words: a slot's four and the next slot's eight.
+  Rank words[kMaxIds] = {};
   for (std::size_t i = 0; i < count; ++i) {
     if (ids[i] > kIdMask) return;
-    const unsigned bit = kFirstIdBit + static_cast<unsigned>(i) * kIdBits;
-    fields[bit / 64] |= std::uint64_t{ids[i]} << (bit % 64);
-    if (bit % 64 + kIdBits > 64) fields[bit / 64 + 1] |= std::uint64_t{ids[i]} >> (64 - bit % 64);
+    words[i] = ids[i];
   }
+  words[0] |= static_cast<Rank>(size << kIdBits | count << (kIdBits + 5));
   const Key key = key_of(data, size);
   Slot* slots = buckets_[bucket_of(key)].slots;
   const auto empty = [](const Slot& s) { return size_of(s) == 0; };
@@ -75,9 +74,8 @@ void BulkPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank
   }
   to->key[0] = key.head;
   to->key[1] = key.tail;
-  to->fields[0] = fields[0];
-  to->fields[1] = fields[1];
-  if (whole_line) std::memcpy(&to[1], &fields[2], sizeof(Slot));
+  std::memcpy(to->ids, words, sizeof(to->ids));
+  if (whole_line) std::memcpy(&to[1], words + kSlotIds, sizeof(Slot));
 }
 
 }  // namespace tokenizer

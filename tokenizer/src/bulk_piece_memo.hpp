@@ -15,31 +15,32 @@ namespace tokenizer {
 
 // The ids of the pieces of text whose pieces are too many and too seldom repeated for the
 // PieceMemo: random base64 has about 300,000 pieces a megabyte, 108,000 of them distinct merged
-// pieces, a third of those of more ids than a memo entry holds, where a megabyte of English has
+// pieces, a fifth of those of more ids than a memo entry holds, where a megabyte of English has
 // 7,600. An encoder turns to it when the memo stops paying (BytePairEncoder::count_memo_miss) and
 // keeps it for the rest of the call, storing every piece it meets, so that the next call over the
 // same text finds them: a piece then costs a line read from memory, which the encoder asks for a
 // few pieces ahead (prefetch), instead of a merge of half a dozen rounds of lookups.
 //
 // Layout: buckets of two 64-byte lines, each line two 32-byte slots; a piece's hash picks a bucket.
-// A piece of up to 6 ids takes a slot, one of more (up to kMaxIds) a line, whose first slot says
-// so. A slot is four words:
+// A piece of up to 4 ids takes a slot, one of more (up to kMaxIds) a line, whose first slot says
+// so. A slot is two words and four 32-bit ids:
 //   word 0: the piece's first 8 bytes, little-endian, zero-padded past its end;
 //   word 1: its last 8 bytes where it has more than 8 (overlapping word 0 below 16), else 0;
-//   words 2-3, and for a piece of more than 6 ids the next slot's four words: bits 0-4 its size (0
-//   marks an empty slot, for pieces are never empty), bits 5-9 its id count, then its ids, 19 bits
-//   each, the first lowest, a field crossing from one word into the next where it falls so.
-// Key words and size tell every piece apart, so a hit is exact. 19 ids hold every piece of up to
-// 16 bytes; a piece with an id of 2^19 or more is not kept (every built-in vocabulary's fit). A
-// full bucket gives the newest piece a slot or a line its hash picks, whatever was there (a line's
-// second slot is emptied where a piece of one slot takes the first slot of a line of more ids).
-// Longer pieces go to a LongPieceMemo of an eighth of the memory.
+//   ids 0-3: its first ids, id 0 in bits 0-19 of the first, beside the piece's size (bits 20-24;
+//            0 marks an empty slot, for pieces are never empty) and id count (bits 25-29); for a
+//            piece of more than 4 ids, the next slot's 32 bytes hold 8 more.
+// Ids as whole words, not packed, because unpacking them is most of a hit's work. Key words and
+// size tell every piece apart, so a hit is exact. A piece of more than kMaxIds ids (107 of the
+// 108,000 distinct merged pieces of a megabyte of random base64) or with an id of 2^20 or more is
+// not kept. A full bucket gives the newest piece a slot or a line its hash picks, whatever was there
+// (a line's second slot is emptied where a piece of one slot takes the first slot of a line of
+// more ids). Longer pieces go to a LongPieceMemo of an eighth of the memory.
 // Not thread-safe: it belongs to a PieceMemoPool's slot, as the slot's PieceMemo does.
 class BulkPieceMemo {
  public:
   static constexpr std::size_t kMaxPiece = 16;
-  static constexpr std::size_t kMaxIds = 19;
-  static constexpr unsigned kIdBits = 19;
+  static constexpr std::size_t kMaxIds = 12;
+  static constexpr unsigned kIdBits = 20;
   static constexpr std::size_t kMinBytes = 4096;
 
   // At most `bytes` (kMinBytes or more): seven eighths of it buckets, the rest the long pieces'.
@@ -81,10 +82,11 @@ class BulkPieceMemo {
   // Writes the ids of the slot that find returned to `ids`, with room for kMaxIds (those past the
   // count are garbage), and returns the count: no branch on it but whether the piece takes a line.
   [[gnu::always_inline]] static std::size_t unpack(const Slot* slot, Rank* ids) {
-    for (std::size_t i = 0; i < kSlotIds; ++i) ids[i] = id_at(slot->fields, i);
+    std::memcpy(ids, slot->ids, sizeof(slot->ids));
+    ids[0] &= kIdMask;
     const std::size_t count = count_of(*slot);
     if (count > kSlotIds) [[unlikely]]
-      for (std::size_t i = kSlotIds; i < kMaxIds; ++i) ids[i] = id_at(slot->fields, i);
+      std::memcpy(ids + kSlotIds, &slot[1], sizeof(Slot));
     return count;
   }
   // Appends the ids of the piece to `out` and returns true, or returns false.
@@ -93,16 +95,18 @@ class BulkPieceMemo {
   void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count);
 
  private:
-  static constexpr std::size_t kSlotIds = 6;  // the ids a piece of one slot has at most
-  static constexpr unsigned kFirstIdBit = 10;   // past the size and the count
+  static constexpr std::size_t kSlotIds = 4;  // the ids a piece of one slot has at most
 
  public:
   struct Slot {
     std::uint64_t key[2];
-    std::uint64_t fields[2];  // and, for a piece of more than kSlotIds ids, the next slot's words
+    std::uint32_t ids[kSlotIds];  // and, for a piece of more than kSlotIds ids, the next slot's bytes
   };
 
  private:
+  // The piece of more than kSlotIds ids spans two slots: 4 ids in its first, 8 in the next.
+  static_assert(kMaxIds == kSlotIds + 32 / sizeof(Rank));
+  static constexpr Rank kIdMask = (Rank{1} << kIdBits) - 1;
   // find past the first slot. Which of the others holds a piece follows no pattern, so their keys
   // are compared without a branch, and the branches are on the answer: whether a slot matched, and
   // (almost always so) whether its size is the piece's.
@@ -120,16 +124,6 @@ class BulkPieceMemo {
     }
     return nullptr;
   }
-  // Id i of the fields from `fields` on: bits [kFirstIdBit + kIdBits i, ...) of the words read as
-  // one little-endian bit string. A piece of one slot reads its own two words only (its sixth id
-  // ends at bit 124).
-  [[gnu::always_inline]] static Rank id_at(const std::uint64_t* fields, std::size_t i) {
-    const std::size_t bit = kFirstIdBit + i * kIdBits, word = bit / 64, shift = bit % 64;
-    std::uint64_t v = fields[word] >> shift;
-    if (shift + kIdBits > 64) v |= fields[word + 1] << (64 - shift);
-    return static_cast<Rank>(v & kIdMask);
-  }
-  static constexpr std::uint64_t kIdMask = (std::uint64_t{1} << kIdBits) - 1;
   struct alignas(128) Bucket {
     Slot slots[4];
   };
@@ -149,8 +143,8 @@ class BulkPieceMemo {
     key.hash = h ^ h >> 31;
     return key;
   }
-  static std::size_t size_of(const Slot& s) { return s.fields[0] & 31; }
-  static std::size_t count_of(const Slot& s) { return s.fields[0] >> 5 & 31; }
+  static std::size_t size_of(const Slot& s) { return s.ids[0] >> kIdBits & 31; }
+  static std::size_t count_of(const Slot& s) { return s.ids[0] >> (kIdBits + 5) & 31; }
   // Whether the slot starts a piece that takes its whole line.
   static bool takes_line(const Slot& s) { return count_of(s) > kSlotIds; }
   [[gnu::always_inline]] static bool holds(const Slot& s, const Key& key, std::size_t size) {
