@@ -65,7 +65,7 @@ struct TokenizerOptions {
   std::size_t huge_piece_cache_bytes = kDefaultHugePieceCacheBytes;
   static constexpr std::size_t kDefaultBulkPieceMemoBytes = std::size_t{16} << 20;
   // Memory beside each memo for text whose pieces are too many and too seldom repeated for it
-  // (random base64: about 108,000 distinct merged pieces a megabyte, a third of them of more ids
+  // (random base64: about 108,000 distinct merged pieces a megabyte, a fifth of them of more ids
   // than a memo entry holds): an encoder whose memo stops paying turns to this one for the rest of
   // the call and keeps every piece it meets there, so that the next call over such text finds
   // them. Made when a thread first meets such text, then kept with its memo; a new piece replaces
