@@ -96,7 +96,8 @@ TEST(TokenizerCache, AMemoMissingMostOfTheTextIsPutOffForTheRestOfTheCall) {
 
 // Text that the memo cannot hold (random base64) goes to the bulk memo, made then, with the ids of
 // a tokenizer without either, cold, warm, after other text and with the bulk memo off; English
-// met afterwards by the same thread keeps its memo.
+// met afterwards by the same thread keeps its memo; and once a thread has a bulk memo, one lacking
+// window puts its memo off.
 TEST(TokenizerCache, TextTheMemoCannotHoldGoesToTheBulkMemoWithTheSameIds) {
   for (const std::string encoding : {"cl100k_base", "o200k_base"}) {
     const Tokenizer& shared = test::tokenizer(encoding);
@@ -126,6 +127,14 @@ TEST(TokenizerCache, TextTheMemoCannotHoldGoesToTheBulkMemoWithTheSameIds) {
       EXPECT_LT(without.piece_memo_bytes(), bulk_bytes);
     }
   }
+  // A thread that has a bulk memo puts its memo off after one lacking window: 100 KiB of base64
+  // close one window of 64 KiB, not two.
+  const std::string short_base64 = random_base64(100 * 1024, 6);
+  const Tokenizer first_time(test::tokenizer("cl100k_base"), TokenizerOptions{});
+  EXPECT_TRUE(remembering_after(first_time, short_base64));
+  first_time.encode_ordinary(random_base64(1 << 20, 7), *find_encoder("simd"));
+  ASSERT_TRUE(first_time.piece_memos()->lease().has_bulk());
+  EXPECT_FALSE(remembering_after(first_time, short_base64));
   // English, then base64 twice (its first windows fill the memo with base64's pieces), then
   // English again: its memo stays on.
   const Tokenizer met_base64(test::tokenizer("cl100k_base"), TokenizerOptions{});

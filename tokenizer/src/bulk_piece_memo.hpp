@@ -1,8 +1,8 @@
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -40,6 +40,7 @@ class BulkPieceMemo {
  public:
   static constexpr std::size_t kMaxPiece = 16;
   static constexpr std::size_t kMaxIds = 12;
+  static constexpr std::size_t kSlotIds = 4;  // the ids a piece of one slot has at most
   static constexpr unsigned kIdBits = 20;
   static constexpr std::size_t kMinBytes = 4096;
 
@@ -48,7 +49,10 @@ class BulkPieceMemo {
   static std::size_t memory_for(std::size_t bytes);
   std::size_t memory_bytes() const { return bucket_count_ * sizeof(Bucket) + longer_.memory_bytes(); }
 
-  struct Slot;
+  struct Slot {
+    std::uint64_t key[2];
+    std::uint32_t ids[kSlotIds];  // and, for a piece of more than kSlotIds ids, the next slot's bytes
+  };
   // Every call takes a piece of `size` bytes (at least 1) at `data` with 8 readable bytes from
   // data on, as the batch scanner hands them over (RankTable::find_padded's precondition): its key
   // is read with one load and a mask, not a branch on the size, which follows no pattern.
@@ -93,15 +97,6 @@ class BulkPieceMemo {
   bool append(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) const;
   // Remembers that the piece encodes to `ids` (count of them), if they fit.
   void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count);
-
- private:
-  static constexpr std::size_t kSlotIds = 4;  // the ids a piece of one slot has at most
-
- public:
-  struct Slot {
-    std::uint64_t key[2];
-    std::uint32_t ids[kSlotIds];  // and, for a piece of more than kSlotIds ids, the next slot's bytes
-  };
 
  private:
   // The piece of more than kSlotIds ids spans two slots: 4 ids in its first, 8 in the next.

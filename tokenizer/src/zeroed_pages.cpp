@@ -2,14 +2,17 @@
 
 #include <sys/mman.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <new>
+
+#include "tokenizer/huge_page_allocator.hpp"
 
 namespace tokenizer {
 
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugePage = HugePageAllocator<std::byte>::kHugePage;
 
 }  // namespace
 
