@@ -6,7 +6,8 @@ namespace {
 
 constexpr std::size_t kBucketBytes = 128;
 
-std::size_t buckets_for(std::size_t bytes) { return bytes / 8 * 7 / kBucketBytes; }
+// An even count: every bucket has its pair (BulkPieceMemo::pair_of).
+std::size_t buckets_for(std::size_t bytes) { return bytes / 8 * 7 / (2 * kBucketBytes) * 2; }
 
 }  // namespace
 
@@ -32,6 +33,22 @@ bool BulkPieceMemo::append(const std::uint8_t* data, std::size_t size, std::vect
   return true;
 }
 
+BulkPieceMemo::Slot* BulkPieceMemo::room_for(Slot* slots, const Key& key, std::size_t size, bool whole_line) {
+  const auto empty = [](const Slot& s) { return size_of(s) == 0; };
+  // An empty slot (a piece of up to kSlotIds ids) or line (more), or the piece's own.
+  for (std::size_t line = 0; line < 4; line += 2) {
+    Slot* s = &slots[line];
+    if (whole_line) {
+      if (holds(s[0], key, size) || (empty(s[0]) && empty(s[1]))) return s;
+    } else if (empty(s[0]) || holds(s[0], key, size)) {
+      return s;
+    } else if (!takes_line(s[0]) && (empty(s[1]) || holds(s[1], key, size))) {
+      return s + 1;
+    }
+  }
+  return nullptr;
+}
+
 void BulkPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count) {
   if (size > kMaxPiece) {
     longer_.store(data, size, ids, count);
@@ -47,21 +64,11 @@ void BulkPieceMemo::store(const std::uint8_t* data, std::size_t size, const Rank
   words[0] |= static_cast<Rank>(size << kIdBits | count << (kIdBits + 5));
   const Key key = key_of(data, size);
   Slot* slots = buckets_[bucket_of(key)].slots;
-  const auto empty = [](const Slot& s) { return size_of(s) == 0; };
-  // The slot (a piece of up to kSlotIds ids) or line (more) to write: an empty one or the piece's
-  // own, else the one the hash's low bits pick.
-  Slot* to = nullptr;
   const bool whole_line = count > kSlotIds;
-  for (std::size_t line = 0; line < 4 && !to; line += 2) {
-    Slot* s = &slots[line];
-    if (whole_line) {
-      if (holds(s[0], key, size) || (empty(s[0]) && empty(s[1]))) to = s;
-    } else if (empty(s[0]) || holds(s[0], key, size)) {
-      to = s;
-    } else if (!takes_line(s[0]) && (empty(s[1]) || holds(s[1], key, size))) {
-      to = s + 1;
-    }
-  }
+  // Where the bucket has no room, its pair's; where neither has, the bucket's own slot or line
+  // that the hash's low bits pick, whatever was there.
+  Slot* to = room_for(slots, key, size, whole_line);
+  if (!to) to = room_for(pair_of(slots), key, size, whole_line);
   if (!to) {
     // In a line of more ids the second slot is the first's: a piece of one slot takes the first
     // and empties the second, whose words a lookup would otherwise read as a slot of their own.

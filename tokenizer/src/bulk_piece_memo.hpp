@@ -32,9 +32,11 @@ namespace tokenizer {
 // Ids as whole words, not packed, because unpacking them is most of a hit's work. Key words and
 // size tell every piece apart, so a hit is exact. A piece of more than kMaxIds ids (107 of the
 // 108,000 distinct merged pieces of a megabyte of random base64) or with an id of 2^20 or more is
-// not kept. A full bucket gives the newest piece a slot or a line its hash picks, whatever was there
-// (a line's second slot is emptied where a piece of one slot takes the first slot of a line of
-// more ids). Longer pieces go to a LongPieceMemo of an eighth of the memory.
+// not kept. Buckets pair up: a piece for which its bucket has no room goes to the pair's, which a
+// lookup reads only where the piece's bucket has no empty line. Where neither has
+// room, the newest piece takes a slot or a line of its bucket that its hash picks, whatever was
+// there (a line's second slot is emptied where a piece of one slot takes the first slot of a line
+// of more ids). Longer pieces go to a LongPieceMemo of an eighth of the memory.
 // Not thread-safe: it belongs to a PieceMemoPool's slot, as the slot's PieceMemo does.
 class BulkPieceMemo {
  public:
@@ -102,11 +104,17 @@ class BulkPieceMemo {
   // The piece of more than kSlotIds ids spans two slots: 4 ids in its first, 8 in the next.
   static_assert(kMaxIds == kSlotIds + 32 / sizeof(Rank));
   static constexpr Rank kIdMask = (Rank{1} << kIdBits) - 1;
-  // find past the first slot. Which of the others holds a piece follows no pattern, so their keys
-  // are compared without a branch, and the branches are on the answer: whether a slot matched, and
-  // (almost always so) whether its size is the piece's.
+  // find past the first slot: the bucket's other slots, then, where the bucket has no empty line
+  // (a piece finds no room there only then), its pair's.
   static const Slot* find_later(const Probe& probe, std::size_t size) {
-    const Slot* slots = probe.slots;
+    if (const Slot* slot = find_in(probe.slots, probe, size)) [[likely]]
+      return slot;
+    return has_empty_line(probe.slots) ? nullptr : find_in(pair_of(probe.slots), probe, size);
+  }
+  // Which of a bucket's slots holds a piece follows no pattern, so their keys are compared without
+  // a branch, and the branches are on the answer: whether a slot matched, and (almost always so)
+  // whether its size is the piece's.
+  static const Slot* find_in(const Slot* slots, const Probe& probe, std::size_t size) {
     unsigned match = 0;
     for (unsigned i = 0; i < 4; ++i)
       match |= unsigned{((slots[i].key[0] ^ probe.head) | (slots[i].key[1] ^ probe.tail)) == 0} << i;
@@ -119,6 +127,19 @@ class BulkPieceMemo {
     }
     return nullptr;
   }
+  static bool has_empty_line(const Slot* slots) {
+    return (size_of(slots[0]) == 0 && size_of(slots[1]) == 0) || (size_of(slots[2]) == 0 && size_of(slots[3]) == 0);
+  }
+  // Buckets pair up, the even one with the next: the memory starts at a huge page's boundary, so
+  // a bucket's pair is its address with the bit of sizeof(Bucket) flipped.
+  template <typename S>
+  static S* pair_of(S* slots) {
+    return reinterpret_cast<S*>(reinterpret_cast<std::uintptr_t>(slots) ^ sizeof(Bucket));
+  }
+  // store's slot (a piece of up to kSlotIds ids) or line (more) in the bucket: an empty one or the
+  // piece's own; nullptr where there is none.
+  struct Key;
+  static Slot* room_for(Slot* slots, const Key& key, std::size_t size, bool whole_line);
   struct alignas(128) Bucket {
     Slot slots[4];
   };

@@ -137,7 +137,7 @@ class BytePairEncoder {
   // How many pieces ahead encode_bulk asks for the bulk memo's lines: enough to cover a line's trip
   // from memory with the pieces between, few enough that the lines asked for do not wait for room
   // (docs/performance-notes.md).
-  static constexpr std::size_t kBulkAhead = 8;
+  static constexpr std::size_t kBulkAhead = 32;
   // Appends the piece's ids from the cache's routes that are on and returns true, or returns false.
   bool lookup_cached(std::string_view piece, std::vector<Rank>& out);
   void encode_short(const std::uint8_t* piece, std::size_t size, std::vector<Rank>& out);
