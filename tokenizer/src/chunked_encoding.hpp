@@ -43,6 +43,9 @@ class ChainStop {
   // Whether at() answers false for every start before `end`: a batch of pieces that all start
   // before it may be encoded without asking piece by piece.
   bool clear_before(std::size_t end) const { return end <= limit_; }
+  // Where the chain ends at the latest, for all it knows now: the text's end, or a later chunk's
+  // start, which the chain may pass only a little (while it looks for the later chunk's chain).
+  std::size_t end_within(std::size_t text_size) const { return std::min(limit_, text_size); }
 
  protected:
   std::size_t limit_ = std::numeric_limits<std::size_t>::max();

@@ -22,7 +22,9 @@ struct SimdChain {
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
     std::size_t ends[simd::kBatchPieces];
     std::size_t pos = from;
+    const std::size_t first_id = out.size();
     while (pos < text.size()) {
+      reserve_for_the_rest(text, from, pos, stop, first_id, out);
       const std::size_t n = scan(data, text.size(), pos, ends, simd::kBatchPieces);
       // Where no piece may stop the chain, the batch at once up to its last piece with 8 bytes of
       // text after its start (a piece ending at ends[m - 1] starts before it), the few after
@@ -43,6 +45,22 @@ struct SimdChain {
       }
     }
     return pos;
+  }
+
+  // Where the room for ids (Tokenizer::encode_ordinary reserves one per 3 bytes, as English needs)
+  // will not hold the rest of the chain's text at the rate of its ids so far and an eighth more,
+  // room for that, or at least half as much again: random base64 has an id per 1.4 bytes, and
+  // the vector's own doubling copied its ids and faulted in fresh pages twice over a megabyte of it
+  // (docs/performance-notes.md). Ids never outnumber bytes.
+  static void reserve_for_the_rest(std::string_view text, std::size_t from, std::size_t pos, const chunked::ChainStop& stop,
+                                   std::size_t first_id, std::vector<Rank>& out) {
+    if (pos == from) return;
+    const std::size_t left = std::max(stop.end_within(text.size()), pos) - pos;
+    const double rate = static_cast<double>(out.size() - first_id) / static_cast<double>(pos - from);
+    const std::size_t rest = std::min(left, static_cast<std::size_t>(static_cast<double>(left) * rate * 1.125));
+    if (out.capacity() - out.size() >= rest) [[likely]]
+      return;
+    out.reserve(std::max(out.size() + rest, out.capacity() + out.capacity() / 2));
   }
 };
 
