@@ -54,12 +54,13 @@ struct SimdChain {
   // (docs/performance-notes.md). Ids never outnumber bytes.
   static void reserve_for_the_rest(std::string_view text, std::size_t from, std::size_t pos, const chunked::ChainStop& stop,
                                    std::size_t first_id, std::vector<Rank>& out) {
-    if (pos == from) return;
     const std::size_t left = std::max(stop.end_within(text.size()), pos) - pos;
+    // Room for an id per 3 bytes, as reserved, is room enough at English's rate: no division.
+    if (out.capacity() - out.size() >= left / 3 || pos == from) [[likely]]
+      return;
     const double rate = static_cast<double>(out.size() - first_id) / static_cast<double>(pos - from);
     const std::size_t rest = std::min(left, static_cast<std::size_t>(static_cast<double>(left) * rate * 1.125));
-    if (out.capacity() - out.size() >= rest) [[likely]]
-      return;
+    if (out.capacity() - out.size() >= rest) return;
     out.reserve(std::max(out.size() + rest, out.capacity() + out.capacity() / 2));
   }
 };
