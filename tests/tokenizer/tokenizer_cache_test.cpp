@@ -69,6 +69,24 @@ bool remembering_after(const Tokenizer& tokenizer, std::string_view text) {
   return bpe.remembering();
 }
 
+// Whether an encoder of `tokenizer` still remembers after the pieces of the first `bytes` of
+// `text`, handed over in batches as the vector scanner hands them.
+bool remembering_after_batches(const Tokenizer& tokenizer, std::string_view text, std::size_t bytes) {
+  BytePairEncoder bpe(tokenizer);
+  std::vector<std::size_t> ends;
+  tokenizer.pretokenizer().scan_from(text, 0, [&](std::size_t, std::size_t end) {
+    ends.push_back(end);
+    return end < bytes;
+  });
+  std::vector<Rank> ids;
+  for (std::size_t j = 0, start = 0; j < ends.size(); j += BytePairEncoder::kMaxBatch) {
+    const std::size_t n = std::min(BytePairEncoder::kMaxBatch, ends.size() - j);
+    bpe.encode_pieces(text, start, ends.data() + j, n, ids);
+    start = ends[j + n - 1];
+  }
+  return bpe.remembering();
+}
+
 // A memo that lacks most of the bytes of window after window (random base64) is put off for the
 // rest of the call; one that lacks less is kept, English's first windows included; ids never
 // change, whether the memo goes off between pieces or in the middle of a vector scanner's batch.
@@ -145,6 +163,32 @@ TEST(TokenizerCache, TextTheMemoCannotHoldGoesToTheBulkMemoWithTheSameIds) {
   EXPECT_TRUE(met_base64.piece_memos()->lease().has_bulk());
   EXPECT_TRUE(remembering_after(met_base64, english));
   EXPECT_TRUE(remembering_after(met_base64, english));
+}
+
+// A long text that a thread met before in its bulk memo (random base64 again) puts the memo off
+// within its first 4 KiB; English that the memo holds, and base64 never met, keep it there, the
+// same thread's bulk memo notwithstanding.
+TEST(TokenizerCache, TextMetBeforeInTheBulkMemoTurnsToItWithinItsFirstWindow) {
+  const Tokenizer tokenizer(test::tokenizer("cl100k_base"), TokenizerOptions{});
+  const std::string base64 = random_base64(1 << 20, 8);
+  const std::string english = test::read_corpus("en_shakespeare");
+  const Encoder& simd = *find_encoder("simd");
+  tokenizer.encode_ordinary(english, simd);
+  for (int pass = 0; pass < 2; ++pass) tokenizer.encode_ordinary(base64, simd);
+  ASSERT_TRUE(tokenizer.piece_memos()->lease().has_bulk());
+  EXPECT_TRUE(remembering_after_batches(tokenizer, base64, 2048));  // the trial's window still open
+  EXPECT_FALSE(remembering_after_batches(tokenizer, base64, 8192));
+  for (int pass = 0; pass < 2; ++pass) tokenizer.encode_ordinary(english, simd);
+  EXPECT_TRUE(remembering_after_batches(tokenizer, english, 8192));
+  EXPECT_TRUE(remembering_after_batches(tokenizer, random_base64(1 << 20, 9), 8192));
+  // The text must be long enough to be worth it: 60 KiB of base64 met before keep the memo.
+  const std::string short_base64 = base64.substr(0, 60 * 1024);
+  EXPECT_TRUE(remembering_after_batches(tokenizer, short_base64, 8192));
+  // 2 KiB of base64 met before, then English the memo holds: the bulk memo holds the pieces the
+  // trial asks for, but the memo lacks under a quarter of the window's bytes, and stays on.
+  const std::string mixed = base64.substr(0, 2048) + english;
+  for (int pass = 0; pass < 2; ++pass) tokenizer.encode_ordinary(mixed, simd);
+  EXPECT_TRUE(remembering_after_batches(tokenizer, mixed, 8192));
 }
 
 TEST(TokenizerCache, DefaultIsOnAndZeroTurnsItOff) {

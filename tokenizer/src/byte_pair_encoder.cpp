@@ -50,13 +50,25 @@ void BytePairEncoder::encode_unremembered(const std::uint8_t* data, std::size_t 
       return;
     }
   }
+  // In the bulk memo's trial (kBulkTrialBytes), asked for there first and stored there once merged,
+  // so that the next call over the same text finds it.
+  const std::size_t first = out.size();
+  BulkPieceMemo* const bulk = bulk_trial_left_ > 0 ? memo_lease_.bulk_if_made() : nullptr;
+  if (bulk) {
+    --bulk_trial_left_;
+    if (bulk->append(data, size, out)) {
+      memo.store(data, size, out.data() + first, out.size() - first);
+      ++bulk_trial_found_;
+      return;
+    }
+  }
   // Merged without the piece cache: the memo remembers this piece from now on, so the cache
   // could answer only a piece that another thread merged first, and its probe and store would
   // weigh on the first occurrence of every piece.
   static_assert(PieceMemo::kMaxPiece <= kShortPiece);
-  const std::size_t first = out.size();
   encode_short(data, size, out);
   memo.store(data, size, out.data() + first, out.size() - first);
+  if (bulk) bulk->store(data, size, out.data() + first, out.size() - first);
 }
 
 void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, const std::size_t* ends, std::size_t n,
@@ -72,6 +84,10 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
     for (std::size_t j = 0; j < n; start = ends[j++])
       finish(whole_pieces_.find_padded(base + start, ends[j] - start), base + start, ends[j] - start, out);
     return;
+  }
+  if (bulk_trial_left_ < 0) [[unlikely]] {
+    bulk_trial_left_ = memo_lease_.has_bulk() && text.size() - start >= kMemoWindowBytes ? kBulkTrialPieces : 0;
+    if (bulk_trial_left_ > 0) memo_window_bytes_ = kBulkTrialBytes;
   }
   // The memo's hits go to a buffer, each as all the ids its entry has room for, of which only its
   // count are kept (the next hit writes over the rest): no branch on the count, and no check of

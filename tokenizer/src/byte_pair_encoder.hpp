@@ -117,14 +117,30 @@ class BytePairEncoder {
     }
     memo_missed_bytes_ += size;
     const std::size_t window = at + size - memo_window_start_;
-    if (window < kMemoWindowBytes) return;
-    const bool lacking = memo_missed_bytes_ * 8 > window * 3;
-    if (lacking && memo_lacked_before_) memo_ = nullptr;
-    memo_lacked_before_ = lacking;
+    if (window < memo_window_bytes_) return;
+    if (memo_window_bytes_ == kBulkTrialBytes) {
+      if (memo_missed_bytes_ * 4 > window && bulk_trial_found_ >= kBulkTrialHits) memo_ = nullptr;
+      memo_window_bytes_ = kMemoWindowBytes;
+      bulk_trial_left_ = 0;
+    } else {
+      const bool lacking = memo_missed_bytes_ * 8 > window * 3;
+      if (lacking && memo_lacked_before_) memo_ = nullptr;
+      memo_lacked_before_ = lacking;
+    }
     memo_window_start_ = at + size;
     memo_missed_bytes_ = 0;
   }
   static constexpr std::size_t kMemoWindowBytes = std::size_t{64} << 10;
+  // The bulk memo's trial, in the first window of a text of a window or more on a thread that has a
+  // bulk memo: that window is kBulkTrialBytes, and the first kBulkTrialPieces pieces it merges are
+  // asked for in the bulk memo first (and stored there once merged). Where the bulk memo held
+  // kBulkTrialHits of them and the memo lacked a quarter of the window's bytes, the text is one met
+  // before in the bulk memo (random base64 encoded again: its first window in the memo took a sixth
+  // of the call), and the memo goes off at once. Text the memo holds lacks next to nothing there
+  // (English again: its later windows lack under a fifth), and new text is not in the bulk memo.
+  static constexpr std::size_t kBulkTrialBytes = std::size_t{4} << 10;
+  static constexpr int kBulkTrialPieces = 16;
+  static constexpr int kBulkTrialHits = 8;
   // A non-empty piece that is no token: from the cache, or merged.
   void encode_merged(std::string_view piece, std::vector<Rank>& out);
   // encode_pieces once the memo is off, with the leased memo's bulk memo.
@@ -156,6 +172,11 @@ class BytePairEncoder {
   std::uintptr_t memo_window_start_ = UINTPTR_MAX;
   std::size_t memo_missed_bytes_ = 0;
   bool memo_lacked_before_;  // whether the window before this one lacked more than 3/8
+  std::size_t memo_window_bytes_ = kMemoWindowBytes;  // kBulkTrialBytes in the bulk memo's trial
+  // The trial's pieces still to ask the bulk memo for (-1: not set; encode_pieces sets it at the
+  // call's first batch), and those it held.
+  int bulk_trial_left_ = -1;
+  int bulk_trial_found_ = 0;
   WholePieceLookup whole_pieces_;
   // Merges the pieces up to its max_size bytes; longer short pieces go to merge_short_scalar.
   const ShortPieceMerger* merger_;

@@ -328,6 +328,8 @@ class PieceMemoPool {
     // the pool makes none.
     BulkPieceMemo* bulk() const;
     bool has_bulk() const { return slot_ && slot_->bulk; }
+    // bulk() where has_bulk(), else nullptr: never makes one.
+    BulkPieceMemo* bulk_if_made() const { return slot_ ? slot_->bulk.get() : nullptr; }
 
    private:
     friend class PieceMemoPool;
