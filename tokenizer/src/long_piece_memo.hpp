@@ -37,6 +37,12 @@ class LongPieceMemo {
   // Appends the ids of the piece of `size` bytes (more than 8) at `data` and returns true, or
   // returns false. A piece too long to be kept is not even hashed.
   bool append(const std::uint8_t* data, std::size_t size, std::vector<Rank>& out) const;
+  // Asks for the line of the piece's first slot, which append reads first (a load of it, not a
+  // wait), if a piece that long is kept. Always inline, for a function whose only effect is a
+  // prefetch is judged to have none, and its calls dropped.
+  [[gnu::always_inline]] void prefetch(const std::uint8_t* data, std::size_t size) const {
+    if (keeps(record_words(size, 1))) __builtin_prefetch(&slots_[home(hash(data, size))]);
+  }
   // Remembers that the piece encodes to `ids` (count of them), if its record fits.
   void store(const std::uint8_t* data, std::size_t size, const Rank* ids, std::size_t count);
 
