@@ -49,20 +49,23 @@ class BytePairEncoder {
   }
   // encode(text.substr(start, end - start), out). While 8 bytes of `text` follow the piece's
   // start, its lookups read them with one load (RankTable::padded_head), and a piece of up to 16
-  // bytes is looked for in the encoder's PieceMemo first.
-  [[gnu::always_inline]] void encode(std::string_view text, std::size_t start, std::size_t end,
+  // bytes is looked for in the encoder's PieceMemo first. Returns remembering(), known without a
+  // load where the memo had the piece.
+  [[gnu::always_inline]] bool encode(std::string_view text, std::size_t start, std::size_t end,
                                      std::vector<Rank>& out) {
-    if (start == end) return;
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
     const std::size_t size = end - start;
-    if (text.size() - start < 8) {
+    if (size == 0) {
+    } else if (text.size() - start < 8) {
       finish(whole_pieces_.find(data, size), data, size, out);
     } else if (memo_ && size <= PieceMemo::kMaxPiece) {
-      if (!memo_->append(data, size, out)) [[unlikely]]
-        encode_unremembered(data, size, out);
+      if (memo_->append(data, size, out)) [[likely]]
+        return true;
+      encode_unremembered(data, size, out);
     } else {
       finish(whole_pieces_.find_padded(data, size), data, size, out);
     }
+    return remembering();
   }
 
   // encode(text, start, end, out) for the pieces [start, ends[0]), [ends[0], ends[1]), ...,

@@ -57,19 +57,54 @@ class ChainStop {
 // A Chain encodes the pieces of a chain (see PreTokenizer::scan_from) starting at `from`:
 //   std::size_t encode(text, from, out, bpe, stop) const
 // asks stop.at(start) before each piece, encodes the piece into `out` unless it answered true,
-// and returns where it stopped. This is the scalar one.
+// and returns where it stopped. This is the scalar one. Once the encoder's memo is off (text it
+// cannot hold, such as random base64), the pieces go to the encoder in batches, as the vector
+// scanner hands them over, so that it can ask for their lines in its bulk memo ahead.
 struct ScalarChain {
   const PreTokenizer& pretokenizer;
 
   std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                      ChainStop& stop) const {
-    // Inlined always into the scanning loop of each pattern kind: GCC otherwise calls it for
-    // every piece.
-    return pretokenizer.scan_from(text, from, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
+    std::size_t from_held = from;  // where the pieces to hand over in batches start
+    if (bpe.remembering()) {
+      bool memo_went_off = false;
+      // Inlined always into the scanning loop of each pattern kind: GCC otherwise calls it for
+      // every piece.
+      const std::size_t stopped =
+          pretokenizer.scan_from(text, from, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
+            if (stop.at(start)) return false;
+            if (bpe.encode(text, start, end, out)) [[likely]]
+              return true;
+            memo_went_off = true;
+            from_held = end;
+            return false;
+          });
+      if (!memo_went_off) return stopped;
+    }
+    std::size_t ends[BytePairEncoder::kMaxBatch];
+    std::size_t held = 0;  // pieces in ends, from held_start on
+    std::size_t held_start = 0;
+    const auto encode_held = [&] {
+      if (held > 0) bpe.encode_pieces(text, held_start, ends, held, out);
+      held = 0;
+    };
+    const std::size_t stopped =
+        pretokenizer.scan_from(text, from_held, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
+      // Held only where the stop cannot answer true (a stop may count the ids so far, which must
+      // then be all there) and encode_pieces may read 8 bytes from the piece's start.
+      if (end + 8 <= text.size() && stop.clear_before(end)) [[likely]] {
+        if (held == 0) held_start = start;
+        ends[held++] = end;
+        if (held == BytePairEncoder::kMaxBatch) encode_held();
+        return true;
+      }
+      encode_held();
       if (stop.at(start)) return false;
       bpe.encode(text, start, end, out);
       return true;
     });
+    encode_held();
+    return stopped;
   }
 };
 
