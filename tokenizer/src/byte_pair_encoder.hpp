@@ -53,10 +53,10 @@ class BytePairEncoder {
   // load where the memo had the piece.
   [[gnu::always_inline]] bool encode(std::string_view text, std::size_t start, std::size_t end,
                                      std::vector<Rank>& out) {
+    if (start == end) return remembering();
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data()) + start;
     const std::size_t size = end - start;
-    if (size == 0) {
-    } else if (text.size() - start < 8) {
+    if (text.size() - start < 8) {
       finish(whole_pieces_.find(data, size), data, size, out);
     } else if (memo_ && size <= PieceMemo::kMaxPiece) {
       if (memo_->append(data, size, out)) [[likely]]

@@ -52,8 +52,8 @@ struct SimdChain {
   // room for that, or at least half as much again: random base64 has an id per 1.4 bytes, and
   // the vector's own doubling copied its ids and faulted in fresh pages twice over a megabyte of it
   // (docs/performance-notes.md). Ids never outnumber bytes.
-  static void reserve_for_the_rest(std::string_view text, std::size_t from, std::size_t pos, const chunked::ChainStop& stop,
-                                   std::size_t first_id, std::vector<Rank>& out) {
+  static void reserve_for_the_rest(std::string_view text, std::size_t from, std::size_t pos,
+                                   const chunked::ChainStop& stop, std::size_t first_id, std::vector<Rank>& out) {
     const std::size_t left = std::max(stop.end_within(text.size()), pos) - pos;
     // Room for an id per 3 bytes, as reserved, is room enough at English's rate: no division.
     if (out.capacity() - out.size() >= left / 3 || pos == from) [[likely]]
