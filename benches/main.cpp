@@ -28,6 +28,10 @@ void print_help() {
       "  TOKBENCH_MAX_ISA   the widest instruction set any kernel may use: sse2, avx2, avx512f,\n"
       "                     avx512bw, avx512vbmi2, avx512bf16 or amxbf16 (default: the widest\n"
       "                     this CPU runs)\n"
+      "  TOKBENCH_BF16_PAIRS\n"
+      "                     1 or 0: the bfloat16 kernels' products by vdpbf16ps or widened to\n"
+      "                     float, in place of the first call's timing of both (where\n"
+      "                     AVX512-BF16 runs)\n"
       "  OPENCL_DEVICE      the OpenCL device: an index or part of a name (default: the first GPU,\n"
       "                     else the first CPU device)\n"
       "  OPENCL_TUNING_DIR  a folder of tuning files (sdpa_tune --out) read before the built-in ones\n",

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,6 +38,12 @@ constexpr AttentionShape kShape{
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // Of the mask's rows, this one hides every key: its outputs must be zeros.
 constexpr std::size_t kFullyMaskedRow = 1;
+
+// The bfloat16 kernels' choice pinned for this process and the sdpa runs it starts (they inherit
+// its environment), unless the caller pinned it: left to each process's timing probe, a CPU near
+// the probe's margin chose vdpbf16ps in one process and the widened kernels in the other, whose
+// outputs differ in rounding (a fresh-clone CI run failed so).
+const bool kBf16ChoicePinned = setenv("TOKBENCH_BF16_PAIRS", "1", /*overwrite=*/0) == 0;
 
 tokenizer::test::ProcessResult run_sdpa(std::vector<std::string> args) {
   return tokenizer::test::run_process({TOKBENCH_SDPA_BINARY, std::move(args), {}, {}});
@@ -223,6 +230,16 @@ TEST_P(SdpaCliOptions, Bf16IsExactlyTheInProcessBf16Implementation) {
   args.insert(args.end(), {"--dtype=bf16"});
   expect_same_bits(expected_bf16_output(GetParam(), default_cpu_bf16_implementation().run),
                    output_of(args_with(args)).values);
+}
+
+// A pin that is neither 1 nor 0 is refused with its name and value, wherever the CPU stands.
+TEST_F(SdpaCli, RefusesABfloat16PinThatIsNeitherOneNorZero) {
+  ASSERT_TRUE(kBf16ChoicePinned);
+  const tokenizer::test::ProcessResult r = tokenizer::test::run_process(
+      {TOKBENCH_SDPA_BINARY, args_with({"--dtype", "bf16"}), {}, {{"TOKBENCH_BF16_PAIRS", "yes"}}});
+  EXPECT_EQ(r.exit_code, kExitRuntimeError) << r.err;
+  EXPECT_NE(r.err.find("TOKBENCH_BF16_PAIRS=yes: not 1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(

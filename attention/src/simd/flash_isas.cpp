@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace attention::simd {
 
@@ -59,12 +64,27 @@ bool pairs_faster(const Bf16FlashKernels& pairs, const Bf16FlashKernels& widened
   return best_pairs >= kPairsMargin * best_widened;
 }
 
+// TOKBENCH_BF16_PAIRS=1 or 0 in place of the probe: a CPU whose two ways come out near the margin
+// could choose one in a process and the other in the next, and their bfloat16 outputs differ in
+// rounding; pinned, they are the same in every process.
+std::optional<bool> pinned_bf16_pairs() {
+  const char* value = std::getenv("TOKBENCH_BF16_PAIRS");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  if (std::string_view(value) == "1") return true;
+  if (std::string_view(value) == "0") return false;
+  throw std::invalid_argument("TOKBENCH_BF16_PAIRS=" + std::string(value) +
+                              ": not 1 (vdpbf16ps) nor 0 (widened to float)");
+}
+
 }  // namespace
 
 bool bfloat16_pairs_pay_off() {
-  static const bool pays =
-      isa::is_usable(isa::Isa::avx512bf16) &&
-      pairs_faster(*bf16_flash_isa(isa::Isa::avx512bf16).kernels, *bf16_flash_isa(isa::Isa::avx512f).kernels);
+  static const bool pays = [] {
+    const std::optional<bool> pinned = pinned_bf16_pairs();
+    if (!isa::is_usable(isa::Isa::avx512bf16)) return false;
+    if (pinned) return *pinned;
+    return pairs_faster(*bf16_flash_isa(isa::Isa::avx512bf16).kernels, *bf16_flash_isa(isa::Isa::avx512f).kernels);
+  }();
   return pays;
 }
 

@@ -134,7 +134,9 @@ const Bf16FlashIsa& bf16_flash_isa(isa::Isa level);
 inline constexpr double kPairsMargin = 1.5;
 // Whether this CPU's vdpbf16ps gives at least kPairsMargin times avx512f's FMA products a
 // nanosecond, timed once on the calling thread (a few milliseconds); false where avx512bf16 is
-// not usable.
+// not usable. TOKBENCH_BF16_PAIRS=1 or 0 answers instead of the timing (where avx512bf16 is
+// usable), so that bfloat16 outputs are the same in every process; any other value throws
+// std::invalid_argument.
 bool bfloat16_pairs_pay_off();
 
 }  // namespace attention::simd
