@@ -14,6 +14,7 @@
 #include "byte_pair_encoder.hpp"
 #include "piece_memo.hpp"
 #include "test_data.hpp"
+#include "tokenizer/piece_scanners.hpp"
 #include "tokenizer/encoder_registry.hpp"
 #include "tokenizer/tokenizer.hpp"
 
@@ -185,6 +186,23 @@ TEST(TokenizerCache, TextMetBeforeInTheBulkMemoTurnsToItWithinItsFirstWindow) {
   const std::string mixed = base64.substr(0, 2048) + english;
   for (int pass = 0; pass < 2; ++pass) tokenizer.encode_ordinary(mixed, simd);
   EXPECT_TRUE(remembering_after_batches(tokenizer, mixed, 8192));
+}
+
+// A pattern that is no tiktoken pattern takes its pieces from the regex engine, which scans only
+// from a text's start: where the memo goes off in the middle of a text (English, then random
+// base64), the scalar chain goes on piece by piece rather than resuming in batches.
+TEST(TokenizerCache, UnderARegexPatternTheMemoGoingOffMidTextKeepsTheIds) {
+  const std::filesystem::path ranks = test::corpus_dir().parent_path() / "vocab" / "cl100k_base.tiktoken";
+  const Tokenizer regex_kind(Vocabulary::load(ranks, "cl100k_regex", std::string(kCl100kPattern) + "|x", {}));
+  ASSERT_EQ(regex_kind.pretokenizer().kind(), PatternKind::regex);
+  const std::string text = test::read_corpus("en_shakespeare").substr(0, 200 * 1024) + random_base64(512 * 1024, 10);
+  const Tokenizer off(test::tokenizer("cl100k_base"), TokenizerOptions{0, 0, 0, 0, 0});
+  const std::vector<Rank> expected = off.encode_ordinary(text, *find_encoder("serial"));
+  for (const Encoder* encoder : supported_encoders()) {
+    SCOPED_TRACE(encoder->name);
+    test::expect_same_ids(expected, regex_kind.encode_ordinary(text, *encoder));
+    test::expect_same_ids(expected, regex_kind.encode_ordinary(text, *encoder));
+  }
 }
 
 TEST(TokenizerCache, DefaultIsOnAndZeroTurnsItOff) {

@@ -66,14 +66,16 @@ struct ScalarChain {
   std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                      ChainStop& stop) const {
     std::size_t from_held = from;  // where the pieces to hand over in batches start
-    if (bpe.remembering()) {
+    // The regex engine scans only from the text's start: under a regex pattern, piece by piece.
+    const bool resumable = pretokenizer.kind() != PatternKind::regex;
+    if (bpe.remembering() || !resumable) {
       bool memo_went_off = false;
       // Inlined always into the scanning loop of each pattern kind: GCC otherwise calls it for
       // every piece.
       const std::size_t stopped =
           pretokenizer.scan_from(text, from, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
             if (stop.at(start)) return false;
-            if (bpe.encode(text, start, end, out)) [[likely]]
+            if (bpe.encode(text, start, end, out) || !resumable) [[likely]]
               return true;
             memo_went_off = true;
             from_held = end;
