@@ -41,9 +41,9 @@ constexpr std::size_t kFullyMaskedRow = 1;
 
 // The bfloat16 kernels' choice pinned for this process and the sdpa runs it starts (they inherit
 // its environment), unless the caller pinned it: left to each process's timing probe, a CPU near
-// the probe's margin chose vdpbf16ps in one process and the widened kernels in the other, whose
-// outputs differ in rounding (a fresh-clone CI run failed so).
-const bool kBf16ChoicePinned = setenv("TOKBENCH_BF16_PAIRS", "1", /*overwrite=*/0) == 0;
+// the probe's margin can choose vdpbf16ps in one process and the widened kernels in the other,
+// whose outputs differ in rounding.
+[[maybe_unused]] const bool kBf16ChoicePinned = setenv("TOKBENCH_BF16_PAIRS", "1", /*overwrite=*/0) == 0;
 
 tokenizer::test::ProcessResult run_sdpa(std::vector<std::string> args) {
   return tokenizer::test::run_process({TOKBENCH_SDPA_BINARY, std::move(args), {}, {}});
@@ -234,7 +234,6 @@ TEST_P(SdpaCliOptions, Bf16IsExactlyTheInProcessBf16Implementation) {
 
 // A pin that is neither 1 nor 0 is refused with its name and value, wherever the CPU stands.
 TEST_F(SdpaCli, RefusesABfloat16PinThatIsNeitherOneNorZero) {
-  ASSERT_TRUE(kBf16ChoicePinned);
   const tokenizer::test::ProcessResult r = tokenizer::test::run_process(
       {TOKBENCH_SDPA_BINARY, args_with({"--dtype", "bf16"}), {}, {{"TOKBENCH_BF16_PAIRS", "yes"}}});
   EXPECT_EQ(r.exit_code, kExitRuntimeError) << r.err;

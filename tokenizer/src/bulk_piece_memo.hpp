@@ -62,9 +62,8 @@ class BulkPieceMemo {
   // A piece's key and bucket, its lines asked for (a load of them, not a wait): what find needs,
   // made a few pieces ahead by the encoder (BytePairEncoder::kBulkAhead). `slots` is null for a
   // piece the buckets do not keep (more than kMaxPiece bytes), whose first slot in the long
-  // pieces' memo is asked for instead (random base64 has 6,000 a megabyte; their lookups had been
-  // a tenth of a warm call, waiting on that slot). Always inline: GCC judges a
-  // function whose only effect is a prefetch to have none, and drops the calls to it.
+  // pieces' memo is asked for instead, for its lookup waited on that line. Always inline: GCC
+  // judges a function whose only effect is a prefetch to have none, and drops the calls to it.
   struct Probe {
     std::uint64_t head;
     std::uint64_t tail;
@@ -141,10 +140,6 @@ class BulkPieceMemo {
   static S* pair_of(S* slots) {
     return reinterpret_cast<S*>(reinterpret_cast<std::uintptr_t>(slots) ^ sizeof(Bucket));
   }
-  // store's slot (a piece of up to kSlotIds ids) or line (more) in the bucket: an empty one or the
-  // piece's own; nullptr where there is none.
-  struct Key;
-  static Slot* room_for(Slot* slots, const Key& key, std::size_t size, bool whole_line);
   struct alignas(128) Bucket {
     Slot slots[4];
   };
@@ -153,6 +148,9 @@ class BulkPieceMemo {
     std::uint64_t tail;
     std::uint64_t hash;
   };
+  // store's slot (a piece of up to kSlotIds ids) or line (more) in the bucket: an empty one or the
+  // piece's own; nullptr where there is none.
+  static Slot* room_for(Slot* slots, const Key& key, std::size_t size, bool whole_line);
   // Two loads and masks: the tail's address is one within the 8 readable bytes where the piece has
   // no tail.
   [[gnu::always_inline]] static Key key_of(const std::uint8_t* data, std::size_t size) {

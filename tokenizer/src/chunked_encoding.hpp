@@ -92,19 +92,19 @@ struct ScalarChain {
     };
     const std::size_t stopped =
         pretokenizer.scan_from(text, from_held, [&](std::size_t start, std::size_t end) __attribute__((always_inline)) {
-      // Held only where the stop cannot answer true (a stop may count the ids so far, which must
-      // then be all there) and encode_pieces may read 8 bytes from the piece's start.
-      if (end + 8 <= text.size() && stop.clear_before(end)) [[likely]] {
-        if (held == 0) held_start = start;
-        ends[held++] = end;
-        if (held == BytePairEncoder::kMaxBatch) encode_held();
-        return true;
-      }
-      encode_held();
-      if (stop.at(start)) return false;
-      bpe.encode(text, start, end, out);
-      return true;
-    });
+          // Held only where the stop cannot answer true (a stop may count the ids so far, which must
+          // then be all there) and encode_pieces may read 8 bytes from the piece's start.
+          if (end + 8 <= text.size() && stop.clear_before(end)) [[likely]] {
+            if (held == 0) held_start = start;
+            ends[held++] = end;
+            if (held == BytePairEncoder::kMaxBatch) encode_held();
+            return true;
+          }
+          encode_held();
+          if (stop.at(start)) return false;
+          bpe.encode(text, start, end, out);
+          return true;
+        });
     encode_held();
     return stopped;
   }

@@ -327,9 +327,9 @@ class PieceMemoPool {
     // The slot's bulk memo, made now if this is its first use; nullptr without a memo or where
     // the pool makes none.
     BulkPieceMemo* bulk() const;
-    bool has_bulk() const { return slot_ && slot_->bulk; }
-    // bulk() where has_bulk(), else nullptr: never makes one.
+    // bulk() where one was made already, else nullptr: never makes one.
     BulkPieceMemo* bulk_if_made() const { return slot_ ? slot_->bulk.get() : nullptr; }
+    bool has_bulk() const { return bulk_if_made() != nullptr; }
 
    private:
     friend class PieceMemoPool;
