@@ -20,7 +20,8 @@ constexpr const char* kUsage =
     "Usage: bench_counts --list | --context | WORKLOAD\n"
     "\n"
     "Runs one workload of the instruction-count gate: its inputs are built, it runs twice\n"
-    "uncounted, then its fixed number of iterations with callgrind's collection on, so that\n"
+    "uncounted, then its fixed number of iterations with callgrind's collection on (a cold\n"
+    "workload's fresh tokenizer, made before each iteration, uncounted), so that\n"
     "\n"
     "  valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no bench_counts WORKLOAD\n"
     "\n"
@@ -57,18 +58,36 @@ void print_context() {
 }
 
 int run_workload(const benches::CountedWorkload& workload) {
-  const std::function<void()> iteration = workload.prepare();
-  for (int run = 0; run < kWarmUpRuns; ++run) iteration();
-  const auto start = std::chrono::steady_clock::now();
+  const benches::CountedWorkload::Iteration iteration = workload.prepare();
+  for (int run = 0; run < kWarmUpRuns; ++run) {
+    if (iteration.refresh) iteration.refresh();
+    iteration.run();
+  }
+  using Clock = std::chrono::steady_clock;
+  Clock::duration elapsed{};
   CALLGRIND_START_INSTRUMENTATION;
-  CALLGRIND_TOGGLE_COLLECT;
-  for (int i = 0; i < workload.iterations; ++i) iteration();
-  CALLGRIND_TOGGLE_COLLECT;
+  if (iteration.refresh) {
+    // Collection on for each run alone, not for the refresh before it.
+    for (int i = 0; i < workload.iterations; ++i) {
+      iteration.refresh();
+      const auto start = Clock::now();
+      CALLGRIND_TOGGLE_COLLECT;
+      iteration.run();
+      CALLGRIND_TOGGLE_COLLECT;
+      elapsed += Clock::now() - start;
+    }
+  } else {
+    const auto start = Clock::now();
+    CALLGRIND_TOGGLE_COLLECT;
+    for (int i = 0; i < workload.iterations; ++i) iteration.run();
+    CALLGRIND_TOGGLE_COLLECT;
+    elapsed = Clock::now() - start;
+  }
   CALLGRIND_STOP_INSTRUMENTATION;
-  const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(elapsed).count();
   if (!RUNNING_ON_VALGRIND) {
     std::printf("%s: %d iterations, %.3f ms each (not under callgrind: nothing counted)\n", workload.name.c_str(),
-                workload.iterations, elapsed.count() / workload.iterations);
+                workload.iterations, elapsed_ms / workload.iterations);
   }
   return 0;
 }

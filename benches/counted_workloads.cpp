@@ -8,6 +8,7 @@
 
 #include "attention/implementation_registry.hpp"
 #include "bench_inputs.hpp"
+#include "cold_encoding.hpp"
 #include "pretokenization_scans.hpp"
 #include "sdpa_bench_inputs.hpp"
 
@@ -30,46 +31,60 @@ void add_encoding_workloads(std::vector<CountedWorkload>& out) {
                      [&input, encoder] {
                        const tokenizer::Tokenizer& tok = tokenizer_for(input.encoding);
                        auto ids = std::make_shared<std::vector<tokenizer::Rank>>();
-                       return std::function<void()>([&tok, encoder, ids, text = input.text()] {
+                       return CountedWorkload::Iteration{[&tok, encoder, ids, text = input.text()] {
                          ids->clear();
                          encoder->encode(tok, text, *ids);
                          benchmark::DoNotOptimize(ids->data());
-                       });
+                       }};
                      }});
     }
   }
   for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
     out.push_back({"encode_batch/" + std::string(encoder->name), 1, [encoder] {
                      const tokenizer::Tokenizer& tok = tokenizer_for("cl100k_base");
-                     return std::function<void()>([&tok, encoder] {
+                     return CountedWorkload::Iteration{[&tok, encoder] {
                        const auto ids = tok.encode_batch(batch_documents(), *encoder);
                        benchmark::DoNotOptimize(ids.data());
-                     });
+                     }};
                    }});
+  }
+  // The cold families: what a fresh tokenizer's first occurrences cost (the merges above all),
+  // which the warm workloads, answered by the piece memos, never count.
+  for (const ColdFamily& family : cold_families()) {
+    for (const tokenizer::Encoder* encoder : tokenizer::supported_encoders()) {
+      out.push_back({family.name + "/" + std::string(encoder->name), 1, [&family, encoder] {
+                       auto fresh = std::make_shared<std::unique_ptr<tokenizer::Tokenizer>>();
+                       return CountedWorkload::Iteration{
+                           [&family, encoder, fresh] {
+                             benchmark::DoNotOptimize(encode_cold(family.workload, **fresh, *encoder));
+                           },
+                           [&family, encoder, fresh] { *fresh = fresh_tokenizer(family.encoding, *encoder); }};
+                     }});
+    }
   }
 }
 
 void add_tokenizer_workloads(std::vector<CountedWorkload>& out) {
   for (const PreTokenizationScan& scan : pretokenization_scans()) {
     out.push_back({std::string("pretokenization/") + scan.name, 1, [&scan] {
-                     return std::function<void()>([pass = scan.prepare()] { benchmark::DoNotOptimize(pass()); });
+                     return CountedWorkload::Iteration{[pass = scan.prepare()] { benchmark::DoNotOptimize(pass()); }};
                    }});
   }
   for (const std::string& name : tokenizer::Vocabulary::builtin_names()) {
     out.push_back({"vocabulary_load/" + name, 1, [name] {
-                     return std::function<void()>([name] {
+                     return CountedWorkload::Iteration{[name] {
                        const tokenizer::Vocabulary vocabulary = tokenizer::Vocabulary::builtin(name);
                        benchmark::DoNotOptimize(&vocabulary);
-                     });
+                     }};
                    }});
   }
   out.push_back({"decode/long_encoding", 1, [] {
                    const tokenizer::Tokenizer& tok = tokenizer_for("cl100k_base");
                    auto ids = std::make_shared<const std::vector<tokenizer::Rank>>(tok.encode_ordinary(long_text()));
-                   return std::function<void()>([&tok, ids] {
+                   return CountedWorkload::Iteration{[&tok, ids] {
                      const std::string text = tok.decode(*ids);
                      benchmark::DoNotOptimize(text.data());
-                   });
+                   }};
                  }});
 }
 
@@ -87,10 +102,10 @@ CountedWorkload sdpa_workload(std::string name, const attention::BasicImplementa
   return {std::move(name), 1, [&implementation, shape, causal] {
             const attention::BasicAttentionProblem<Element> problem =
                 sdpa_buffers_for(shape).problem_of<Element>(causal);
-            return std::function<void()>([&implementation, problem] {
+            return CountedWorkload::Iteration{[&implementation, problem] {
               implementation.run(problem);
               benchmark::DoNotOptimize(problem.out.data());
-            });
+            }};
           }};
 }
 

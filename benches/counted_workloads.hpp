@@ -11,18 +11,24 @@ namespace benches {
 // exactly the same work. Its name is the benchmark's run name less the clock suffix
 // (/real_time), or, for shapes no benchmark measures, a name of the family's scheme.
 struct CountedWorkload {
+  // One iteration: `run`, counted, after `refresh` where there is one, uncounted: the cold
+  // regime's fresh tokenizer (cold_encoding.hpp), which `run` then encodes with.
+  struct Iteration {
+    std::function<void()> run;
+    std::function<void()> refresh = {};
+  };
   std::string name;
-  // Iterations counted after one uncounted warm-up: enough that a per-call start-up cost does not
-  // dominate the small inputs.
+  // Iterations counted after the uncounted warm-up runs: enough that a per-call start-up cost does
+  // not dominate the small inputs.
   int iterations;
-  // Builds the inputs (uncounted) and returns one iteration of the work.
-  std::function<std::function<void()>()> prepare;
+  // Builds the inputs (uncounted) and returns the iteration.
+  std::function<Iteration()> prepare;
 };
 
 // Every workload, in a fixed order: each encoding family with every supported encoder,
-// encode_batch with every encoder, the pretokenization scans, vocabulary_load of every built-in
-// encoding, decode/long_encoding, and every CPU SDPA implementation at two small GQA shapes,
-// causal and not.
+// encode_batch with every encoder, each cold family (cold_encoding.hpp) with every encoder, the
+// pretokenization scans, vocabulary_load of every built-in encoding, decode/long_encoding, and
+// every CPU SDPA implementation at two small GQA shapes, causal and not.
 std::vector<CountedWorkload> counted_workloads();
 
 }  // namespace benches

@@ -39,10 +39,10 @@ TEST(BenchCounts, EveryWorkloadIsABenchmarkLessItsClockOrANewSdpaShape) {
     if (m[1].str().find("/kv_heads:") != std::string::npos) continue;
     EXPECT_TRUE(names.contains(m[1].str())) << m[1] << " names no benchmark";
   }
-  // 11 encoding families and encode_batch with 4 encoders, 3 scans, 3 vocabularies, decode,
-  // 3 implementations at 4 SDPA problems, decode at 2 decode shapes, flash_bf16 at the 4 SDPA
-  // problems and decode_bf16 at one decode shape.
-  EXPECT_EQ(workloads, 12 * 4 + 3 + 3 + 1 + 3 * 4 + 2 + 4 + 1);
+  // 11 encoding families, encode_batch and 5 cold families with 4 encoders, 3 scans, 3
+  // vocabularies, decode, 3 implementations at 4 SDPA problems, decode at 2 decode shapes,
+  // flash_bf16 at the 4 SDPA problems and decode_bf16 at one decode shape.
+  EXPECT_EQ(workloads, 17 * 4 + 3 + 3 + 1 + 3 * 4 + 2 + 4 + 1);
 }
 
 TEST(BenchCounts, RunsAWorkloadOutsideValgrind) {
@@ -69,15 +69,16 @@ TEST(BenchCounts, ContextNamesTheCapAndTheChosenIsa) {
   EXPECT_NE(r.out.find("\"isa_cap\": \"sse2\", \"isa\": \"sse2\", \"simd_isa\": \"sse2\""), std::string::npos) << r.out;
 }
 
-// The instructions of the workload, counted by scripts/counts under callgrind.
-long long count_once(const std::filesystem::path& out) {
+// The instructions of `workload`, counted by scripts/counts under callgrind, written to and read
+// back from `out`; -1 where none was.
+long long count_once(const std::string& workload, const std::filesystem::path& out) {
   const ProcessResult r = run_process({TOKBENCH_COUNTS_SCRIPT,
                                        {"run", "--binary", TOKBENCH_BENCH_COUNTS_BINARY, "--filter",
-                                        "^short_encoding/simd$", "--out", out.string()},
+                                        "^" + workload + "$", "--out", out.string()},
                                        "",
                                        {}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("[1/1] short_encoding/simd: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1/1] " + workload + ": "), std::string::npos) << r.out;
   std::ifstream in(out);
   std::stringstream text;
   text << in.rdbuf();
@@ -87,19 +88,51 @@ long long count_once(const std::filesystem::path& out) {
   return std::stoll(m[1].str());
 }
 
+// A directory of its own for the counts' files, removed with it.
+class CountsDirectory {
+ public:
+  CountsDirectory()
+      : path_(std::filesystem::temp_directory_path() / ("bench_counts_test_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~CountsDirectory() { std::filesystem::remove_all(path_); }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 TEST(BenchCounts, CallgrindCountsTheSameInstructionsTwice) {
 #ifdef TOKBENCH_SANITIZED
   GTEST_SKIP() << "valgrind cannot run a binary built with AddressSanitizer; the Release tests count";
 #endif
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("bench_counts_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const long long first = count_once(dir / "first.json");
-  const long long second = count_once(dir / "second.json");
-  std::filesystem::remove_all(dir);
+  const CountsDirectory dir;
+  const long long first = count_once("short_encoding/simd", dir / "first.json");
+  const long long second = count_once("short_encoding/simd", dir / "second.json");
   // One call of the 60-byte sentence takes a few thousand instructions.
   EXPECT_GT(first, 1000);
   EXPECT_LT(first, 100000);
   EXPECT_EQ(first, second);
+}
+
+// A cold workload counts only its encode, not the fresh tokenizer made before it, and the same
+// instructions every time; and it counts what the warm workload of the same text never runs, the
+// first occurrence of each piece (merges above all: long English has 7,577 distinct merged pieces
+// and 7,681 distinct whole tokens), which the piece memo answers on every warm call.
+TEST(BenchCounts, ColdWorkloadCountsTheFirstOccurrencesAlikeEachTime) {
+#ifdef TOKBENCH_SANITIZED
+  GTEST_SKIP() << "valgrind cannot run a binary built with AddressSanitizer; the Release tests count";
+#endif
+  const CountsDirectory dir;
+  const long long cold = count_once("long_encoding/cold/simd", dir / "cold.json");
+  const long long again = count_once("long_encoding/cold/simd", dir / "again.json");
+  const long long warm = count_once("long_encoding/simd", dir / "warm.json");
+  EXPECT_EQ(cold, again);
+  EXPECT_GT(warm, 0);
+  EXPECT_GT(cold, warm + warm / 4);
+  // Counted, the multilingual text that the fresh tokenizer encodes first would add more than the
+  // warm count again (about 19 million instructions against 21 million, AVX2).
+  EXPECT_LT(cold, 2 * warm);
 }
 
 }  // namespace
