@@ -77,6 +77,8 @@ int run_workload(const benches::CountedWorkload& workload) {
       elapsed += Clock::now() - start;
     }
   } else {
+    // One toggle pair around every iteration, as before there were refreshes: a pair each would
+    // leave the loop's own instructions out and move every stored count.
     const auto start = Clock::now();
     CALLGRIND_TOGGLE_COLLECT;
     for (int i = 0; i < workload.iterations; ++i) iteration.run();
