@@ -88,27 +88,31 @@ long long count_once(const std::string& workload, const std::filesystem::path& o
   return std::stoll(m[1].str());
 }
 
-// A directory of its own for the counts' files, removed with it.
-class CountsDirectory {
- public:
-  CountsDirectory()
-      : path_(std::filesystem::temp_directory_path() / ("bench_counts_test_" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(path_);
+// The tests that count under callgrind, each with a directory of its own for the counts' files.
+class BenchCountsUnderCallgrind : public ::testing::Test {
+ protected:
+  BenchCountsUnderCallgrind()
+      : dir_(std::filesystem::temp_directory_path() / ("bench_counts_test_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir_);
   }
-  ~CountsDirectory() { std::filesystem::remove_all(path_); }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  ~BenchCountsUnderCallgrind() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override {
+#ifdef TOKBENCH_SANITIZED
+    GTEST_SKIP() << "valgrind cannot run a binary built with AddressSanitizer; the Release tests count";
+#endif
+  }
+  // count_once of `workload`, its file named `file` in the directory.
+  long long count(const std::string& workload, const std::string& file) const {
+    return count_once(workload, dir_ / file);
+  }
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path dir_;
 };
 
-TEST(BenchCounts, CallgrindCountsTheSameInstructionsTwice) {
-#ifdef TOKBENCH_SANITIZED
-  GTEST_SKIP() << "valgrind cannot run a binary built with AddressSanitizer; the Release tests count";
-#endif
-  const CountsDirectory dir;
-  const long long first = count_once("short_encoding/simd", dir / "first.json");
-  const long long second = count_once("short_encoding/simd", dir / "second.json");
+TEST_F(BenchCountsUnderCallgrind, CountsTheSameInstructionsTwice) {
+  const long long first = count("short_encoding/simd", "first.json");
+  const long long second = count("short_encoding/simd", "second.json");
   // One call of the 60-byte sentence takes a few thousand instructions.
   EXPECT_GT(first, 1000);
   EXPECT_LT(first, 100000);
@@ -119,14 +123,10 @@ TEST(BenchCounts, CallgrindCountsTheSameInstructionsTwice) {
 // instructions every time; and it counts what the warm workload of the same text never runs, the
 // first occurrence of each piece (merges above all: long English has 7,577 distinct merged pieces
 // and 7,681 distinct whole tokens), which the piece memo answers on every warm call.
-TEST(BenchCounts, ColdWorkloadCountsTheFirstOccurrencesAlikeEachTime) {
-#ifdef TOKBENCH_SANITIZED
-  GTEST_SKIP() << "valgrind cannot run a binary built with AddressSanitizer; the Release tests count";
-#endif
-  const CountsDirectory dir;
-  const long long cold = count_once("long_encoding/cold/simd", dir / "cold.json");
-  const long long again = count_once("long_encoding/cold/simd", dir / "again.json");
-  const long long warm = count_once("long_encoding/simd", dir / "warm.json");
+TEST_F(BenchCountsUnderCallgrind, ColdWorkloadCountsTheFirstOccurrencesAlikeEachTime) {
+  const long long cold = count("long_encoding/cold/simd", "cold.json");
+  const long long again = count("long_encoding/cold/simd", "again.json");
+  const long long warm = count("long_encoding/simd", "warm.json");
   EXPECT_EQ(cold, again);
   EXPECT_GT(warm, 0);
   EXPECT_GT(cold, warm + warm / 4);
