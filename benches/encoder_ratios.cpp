@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include <tbb/task_arena.h>
 
 #include "bench_inputs.hpp"
+#include "cold_encoding.hpp"
 
 namespace {
 
@@ -144,12 +146,10 @@ int main(int argc, char** argv) {
     // round. The memos of a tokenizer are made on their first use, so that text comes first.
     std::vector<std::vector<std::vector<double>>> cold(encoders.size(), std::vector<std::vector<double>>(inputs));
     const auto encode_cold = [&](const tokenizer::Encoder& encoder, std::string_view text) {
-      const tokenizer::Tokenizer fresh(tok, tokenizer::TokenizerOptions{});
-      ids.clear();
-      encoder.encode(fresh, benches::multilingual_text(), ids);
+      const std::unique_ptr<tokenizer::Tokenizer> fresh = benches::fresh_tokenizer(encoding, encoder);
       const auto start = std::chrono::steady_clock::now();
       ids.clear();
-      encoder.encode(fresh, text, ids);
+      encoder.encode(*fresh, text, ids);
       const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
       return elapsed.count() / static_cast<double>(text.size());
     };

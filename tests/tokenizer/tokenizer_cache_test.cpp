@@ -14,8 +14,8 @@
 #include "byte_pair_encoder.hpp"
 #include "piece_memo.hpp"
 #include "test_data.hpp"
-#include "tokenizer/piece_scanners.hpp"
 #include "tokenizer/encoder_registry.hpp"
+#include "tokenizer/piece_scanners.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokenizer {

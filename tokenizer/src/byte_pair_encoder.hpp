@@ -139,8 +139,9 @@ class BytePairEncoder {
   // asked for in the bulk memo first (and stored there once merged). Where the bulk memo held
   // kBulkTrialHits of them and the memo lacked a quarter of the window's bytes, the text is one met
   // before in the bulk memo (random base64 encoded again, whose first window in the memo merged
-  // again every piece the memo cannot hold), and the memo goes off at once. Text the memo holds lacks next to nothing there
-  // (English again: its later windows lack under a fifth), and new text is not in the bulk memo.
+  // again every piece the memo cannot hold), and the memo goes off at once. Text the memo holds
+  // lacks next to nothing there (English again: its later windows lack under a fifth), and new
+  // text is not in the bulk memo.
   static constexpr std::size_t kBulkTrialBytes = std::size_t{4} << 10;
   static constexpr int kBulkTrialPieces = 16;
   static constexpr int kBulkTrialHits = 8;
