@@ -93,20 +93,27 @@ void BytePairEncoder::encode_pieces(std::string_view text, std::size_t start, co
   // count are kept (the next hit writes over the rest): no branch on the count, and no check of
   // the vector's capacity a piece. The loop holds only the commonest case, a short piece in the
   // first entry of its line, so that everything it needs stays in registers; the rest is
-  // encode_held's.
+  // encode_held's. Each piece's key and short-table line are computed once, kMemoAhead pieces
+  // before its lookup, where its line is asked for (a longer piece's probe goes unused).
   Rank buffer[kMaxBatch * PieceMemo::kMaxIds];
   Rank* held = buffer;
   const PieceMemo& memo = *memo_;
+  // probes[j % kMemoAhead]: piece j's, made when piece j - kMemoAhead was looked up.
+  PieceMemo::ShortProbe probes[kMemoAhead];
+  static_assert(std::has_single_bit(kMemoAhead));
+  for (std::size_t j = 0, at = start; j < n && j < kMemoAhead; at = ends[j++]) probes[j] = memo.probe_short(base + at, ends[j] - at);
   for (std::size_t j = 0; j < n; start = ends[j++]) {
-    const std::uint8_t* data = base + start;
+    const PieceMemo::ShortProbe probe = probes[j % kMemoAhead];
+    if (j + kMemoAhead < n)
+      probes[j % kMemoAhead] = memo.probe_short(base + ends[j + kMemoAhead - 1], ends[j + kMemoAhead] - ends[j + kMemoAhead - 1]);
     const std::size_t size = ends[j] - start;
     if (size <= PieceMemo::kMaxShortPiece) [[likely]] {
-      if (const std::uint64_t* words = memo.find_short_first(data, size)) [[likely]] {
+      if (const std::uint64_t* words = PieceMemo::find_short_first(probe, size)) [[likely]] {
         held += PieceMemo::ShortTable::unpack(words, held);
         continue;
       }
     }
-    held = encode_held(data, size, buffer, held, out);
+    held = encode_held(base + start, size, buffer, held, out);
   }
   out.insert(out.end(), buffer, held);
 }

@@ -154,6 +154,10 @@ class BytePairEncoder {
   // or merged, then stored there. Out of line, as encode_held is.
   [[gnu::noinline]] void encode_unbulked(BulkPieceMemo& bulk, const std::uint8_t* data, std::size_t size,
                                          std::vector<Rank>& out);
+  // How many pieces ahead encode_pieces asks for the memo's lines: a line that a cold text meets
+  // first, or that a long text's own pieces pushed out of L2, comes from L3 or memory while the
+  // pieces between are looked up (docs/performance-notes.md).
+  static constexpr std::size_t kMemoAhead = 16;
   // How many pieces ahead encode_bulk asks for the bulk memo's lines: enough to cover a line's trip
   // from memory with the pieces between, few enough that the lines asked for do not wait for room
   // (docs/performance-notes.md).

@@ -70,10 +70,14 @@ class PieceMemoTable {
     const std::uint64_t h = hash(key, size);
     return place_of(lines_[first_line(h)].entries, 0, h, key, size | kMarkerBit).line != nullptr;
   }
-  // find's first compare alone: the id words if the piece sits in the first entry of its first
-  // line, else nullptr (and find may still find it).
-  [[gnu::always_inline]] const std::uint64_t* find_first(const Key& key, std::size_t size) const {
-    const Entry& e = lines_[first_line(hash(key, size))].entries[0];
+  // find's first compare alone, in two steps, so that a caller may ask for the line ahead of the
+  // compare: the piece's first line, then the id words if the piece sits in that line's first
+  // entry, else nullptr (and find may still find it).
+  [[gnu::always_inline]] const void* first_line_of(const Key& key, std::size_t size) const {
+    return &lines_[first_line(hash(key, size))];
+  }
+  [[gnu::always_inline]] static const std::uint64_t* find_first_in(const void* line, const Key& key, std::size_t size) {
+    const Entry& e = static_cast<const Line*>(line)->entries[0];
     return holds(e, key, size) ? e.ids : nullptr;
   }
   // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
@@ -238,9 +242,21 @@ class PieceMemo {
   [[gnu::always_inline]] const std::uint64_t* find_short(const std::uint8_t* data, std::size_t size) {
     return short_.find({RankTable::padded_head(data, size)}, size);
   }
-  // find_short's first compare alone (PieceMemoTable::find_first).
-  [[gnu::always_inline]] const std::uint64_t* find_short_first(const std::uint8_t* data, std::size_t size) const {
-    return short_.find_first({RankTable::padded_head(data, size)}, size);
+  // find_short's first compare alone (PieceMemoTable::first_line_of, find_first_in), in two steps:
+  // probe_short computes the piece's key and line once and asks for the line; find_short_first,
+  // given the probe, compares the line's first entry.
+  struct ShortProbe {
+    const void* line;
+    std::uint64_t head;
+  };
+  [[gnu::always_inline]] ShortProbe probe_short(const std::uint8_t* data, std::size_t size) const {
+    const std::uint64_t head = RankTable::padded_head(data, size);
+    const void* line = short_.first_line_of({head}, size);
+    __builtin_prefetch(line);
+    return {line, head};
+  }
+  [[gnu::always_inline]] static const std::uint64_t* find_short_first(const ShortProbe& probe, std::size_t size) {
+    return ShortTable::find_first_in(probe.line, {probe.head}, size);
   }
   [[gnu::always_inline]] const std::uint64_t* find_long(const std::uint8_t* data, std::size_t size) {
     return long_.find(long_key(data, size), size);
