@@ -38,6 +38,14 @@ std::vector<Rank> found_ids(PieceMemo& memo, const std::string& piece) {
   if (memo.append(p.data(), p.size, appended)) {
     EXPECT_EQ(std::vector<Rank>(appended.begin() + 1, appended.end()), found) << piece;
   }
+  // So does the batch loop's first compare, its probe made apart: find_short moved a piece it found
+  // in its first line to that line's first entry, where this compare finds it.
+  if (p.size <= PieceMemo::kMaxShortPiece) {
+    if (const std::uint64_t* first = PieceMemo::find_short_first(memo.probe_short(p.data(), p.size), p.size)) {
+      Rank first_ids[PieceMemo::kMaxIds];
+      EXPECT_EQ(std::vector<Rank>(first_ids, first_ids + PieceMemo::ShortTable::unpack(first, first_ids)), found) << piece;
+    }
+  }
   return found;
 }
 
