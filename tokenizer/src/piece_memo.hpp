@@ -45,6 +45,17 @@ class PieceMemoTable {
   struct Key {
     std::uint64_t words[KeyWords];
   };
+  // The layout above; a line is what first_line_of hands to a caller that asks for it ahead.
+  struct Entry {
+    std::uint64_t key[KeyWords];
+    std::uint64_t ids[KeyWords];
+  };
+  static constexpr std::size_t kWays = kLineBytes / sizeof(Entry);
+  static_assert(kLineBytes % sizeof(Entry) == 0 && kWays >= 2);
+  struct alignas(kLineBytes) Line {
+    Entry entries[kWays];
+  };
+  static_assert(sizeof(Line) == kLineBytes);
 
   explicit PieceMemoTable(std::size_t bytes) : mask_(lines_for(bytes) - 1), lines_(new Line[lines_for(bytes)]()) {}
 
@@ -73,11 +84,11 @@ class PieceMemoTable {
   // find's first compare alone, in two steps, so that a caller may ask for the line ahead of the
   // compare: the piece's first line, then the id words if the piece sits in that line's first
   // entry, else nullptr (and find may still find it).
-  [[gnu::always_inline]] const void* first_line_of(const Key& key, std::size_t size) const {
+  [[gnu::always_inline]] const Line* first_line_of(const Key& key, std::size_t size) const {
     return &lines_[first_line(hash(key, size))];
   }
-  [[gnu::always_inline]] static const std::uint64_t* find_first_in(const void* line, const Key& key, std::size_t size) {
-    const Entry& e = static_cast<const Line*>(line)->entries[0];
+  [[gnu::always_inline]] static const std::uint64_t* find_first_in(const Line* line, const Key& key, std::size_t size) {
+    const Entry& e = line->entries[0];
     return holds(e, key, size) ? e.ids : nullptr;
   }
   // Remembers that the piece (key, size) encodes to `ids`, when they fit an entry: in an empty
@@ -125,16 +136,6 @@ class PieceMemoTable {
   static constexpr std::uint64_t kMarkerBit = 16;
   static constexpr bool kMarkersFit = kMaxPiece < kMarkerBit;
   static constexpr unsigned kFirstIdBit[2] = {7, 2};  // in the first id word, in a second
-  struct Entry {
-    std::uint64_t key[KeyWords];
-    std::uint64_t ids[KeyWords];
-  };
-  static constexpr std::size_t kWays = kLineBytes / sizeof(Entry);
-  static_assert(kLineBytes % sizeof(Entry) == 0 && kWays >= 2);
-  struct alignas(kLineBytes) Line {
-    Entry entries[kWays];
-  };
-  static_assert(sizeof(Line) == kLineBytes);
 
   static std::size_t lines_for(std::size_t bytes) {
     std::size_t lines = 1;
@@ -246,12 +247,12 @@ class PieceMemo {
   // probe_short computes the piece's key and line once and asks for the line; find_short_first,
   // given the probe, compares the line's first entry.
   struct ShortProbe {
-    const void* line;
+    const ShortTable::Line* line;
     std::uint64_t head;
   };
   [[gnu::always_inline]] ShortProbe probe_short(const std::uint8_t* data, std::size_t size) const {
     const std::uint64_t head = RankTable::padded_head(data, size);
-    const void* line = short_.first_line_of({head}, size);
+    const ShortTable::Line* line = short_.first_line_of({head}, size);
     __builtin_prefetch(line);
     return {line, head};
   }
