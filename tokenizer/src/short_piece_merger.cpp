@@ -37,6 +37,10 @@ template <std::size_t Pairs>
 std::size_t merge_tier(const RankTable& ranks, const std::uint8_t* piece, std::size_t size, Rank* out) {
   static_assert(Pairs + 1 <= kMaxShortMerge);
   constexpr std::size_t kMost = kMaxShortMerge;
+  if (size < 2) {  // no piece to merge (the precondition is 2 bytes or more): the first scan reads pair[0]
+    if (size == 1) out[0] = ranks.byte_rank(piece[0]);
+    return size;
+  }
   // The piece copied, then 8 zero bytes: every key in it may be read with one load and a mask
   // (find_filtered_padded), where load_head branches on the key's size, which follows no pattern
   // from one merge to the next; and the set-up below may read pairs past the piece's end, up to
@@ -63,23 +67,44 @@ std::size_t merge_tier(const RankTable& ranks, const std::uint8_t* piece, std::s
     const Rank rank = ranks.find(data + i, 2);
     pair[i] = i + 1 < size ? rank : kNoRank;
   }
+  // As in the AVX-512 merge, the two ranks a round looks up stay pending, kNoRank in `pair`,
+  // until the next round has taken its lowest: the scan of `pair` then waits on no lookup, only
+  // the compare of its result with the two pending ranks does.
+  std::size_t least_at;
+  Rank least;
+  lowest_pair<Pairs>(pair, size, least_at, least);
+  // A pending pair that is none sits at kNone, an offset no scan reads.
+  constexpr std::size_t kNone = kMost - 1;
+  static_assert(Pairs + 1 < kNone);
+  Rank right = kNoRank, left = kNoRank;
+  std::size_t right_at = kNone, left_at = kNone;
   for (;;) {
-    std::size_t best;
-    Rank lowest;
-    lowest_pair<Pairs>(pair, size, best, lowest);
+    // The first lowest: pending pairs sit at offsets that `pair` holds as kNoRank, so an offset
+    // decides a tie between the scan's and a pending one.
+    std::size_t best = least_at;
+    Rank lowest = least;
+    if (right < lowest || (right == lowest && right_at < best)) best = right_at, lowest = right;
+    if (left < lowest || (left == lowest && left_at < best)) best = left_at, lowest = left;
     if (lowest == kNoRank) break;
     // Merge part best with the part after it, [next[best], end).
     const std::size_t end = next[next[best]];
     part[best] = lowest;
+    pair[right_at] = right;
+    pair[left_at] = left;
     pair[next[best]] = kNoRank;
+    pair[best] = kNoRank;
     next[best] = static_cast<std::uint8_t>(end);
+    if (best > 0) pair[prev[best]] = kNoRank;
+    lowest_pair<Pairs>(pair, size, least_at, least);
+    right = kNoRank;
+    right_at = best;
     if (end < size) {
       prev[end] = static_cast<std::uint8_t>(best);
-      pair[best] = ranks.find_filtered_padded(data + best, next[end] - best);
-    } else {
-      pair[best] = kNoRank;
+      right = ranks.find_filtered_padded(data + best, next[end] - best);
     }
-    if (best > 0) pair[prev[best]] = ranks.find_filtered_padded(data + prev[best], end - prev[best]);
+    left = kNoRank;
+    left_at = best > 0 ? prev[best] : kNone;
+    if (best > 0) left = ranks.find_filtered_padded(data + prev[best], end - prev[best]);
   }
   std::size_t count = 0;
   for (std::size_t i = 0; i < size; i = next[i]) out[count++] = part[i];

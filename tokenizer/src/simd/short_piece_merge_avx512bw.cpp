@@ -139,33 +139,57 @@ template <std::size_t Vectors>
   // never goes, so every part after the first has a live part before it.
   std::uint64_t live = in_piece | std::uint64_t{1} << size;
   if constexpr (Vectors == 1) prefetch_lookups(ranks, bytes[0], size);
-  for (;;) {
+  // The pairs are `pair`'s lanes and two pending ones, the ranks a round looked up, each a lane
+  // bit (0 for none) and a rank: a round takes the lowest of the vector's least (settled while
+  // the last round's lookups were on their way) and the pending two, so that the reduction and
+  // the compare wait on nothing but the vector, and the round's chain on memory is its lookups,
+  // a few scalar steps and nothing else. The vector's lanes of the pending pairs hold kNoRank.
+  Rank least = 0;
+  std::uint64_t least_lanes = 0;
+  auto settle = [&] {
     __m512i lowest_lanes = pair[0];
     for (std::size_t k = 1; k < Vectors; ++k) lowest_lanes = _mm512_min_epu32(lowest_lanes, pair[k]);
-    const Rank lowest = _mm512_reduce_min_epu32(lowest_lanes);
-    if (lowest == kNoRank) break;
-    const __m512i wanted = _mm512_set1_epi32(static_cast<int>(lowest));
-    std::uint64_t equal = 0;
+    least = _mm512_reduce_min_epu32(lowest_lanes);
+    const __m512i wanted = _mm512_set1_epi32(static_cast<int>(least));
+    least_lanes = 0;
     for (std::size_t k = 0; k < Vectors; ++k)
-      equal |= std::uint64_t{_mm512_cmpeq_epi32_mask(pair[k], wanted)} << (kLanes * k);
+      least_lanes |= std::uint64_t{_mm512_cmpeq_epi32_mask(pair[k], wanted)} << (kLanes * k);
+  };
+  settle();
+  Rank right = kNoRank, left = kNoRank;
+  std::uint64_t right_lane = 0, left_lane = 0;
+  for (;;) {
+    Rank lowest = least < right ? least : right;
+    if (left < lowest) lowest = left;
+    if (lowest == kNoRank) break;
+    // Equal ranks (a pair of bytes that comes twice): the leftmost lane of them all.
+    const std::uint64_t equal = (least == lowest ? least_lanes : 0) | (right == lowest ? right_lane : 0) |
+                                (left == lowest ? left_lane : 0);
     const unsigned best = static_cast<unsigned>(_tzcnt_u64(equal));
     // Part best absorbs the part after it, `gone`; `end` is then where best ends.
     const std::uint64_t above_best = ~std::uint64_t{0} << (best + 1);
     const unsigned gone = static_cast<unsigned>(_tzcnt_u64(live & above_best));
     live ^= std::uint64_t{1} << gone;
     const unsigned end = static_cast<unsigned>(_tzcnt_u64(live & above_best));
-    set_lanes(part, std::uint64_t{1} << best, lowest);
-    Rank right = kNoRank;
+    const std::uint64_t best_lane = std::uint64_t{1} << best;
+    const unsigned before = static_cast<unsigned>(63 - _lzcnt_u64(live & (best_lane - 1)));  // for best > 0
+    const std::uint64_t before_lane = best > 0 ? std::uint64_t{1} << before : 0;
+    set_lanes(part, best_lane, lowest);
+    // The pending pairs join the vector; best's, before's and gone's lanes leave it.
+    set_lanes(pair, right_lane, right);
+    set_lanes(pair, left_lane, left);
+    set_lanes(pair, best_lane | before_lane | std::uint64_t{1} << gone, kNoRank);
+    settle();
+    right = kNoRank;
+    right_lane = 0;
     if (end < size) {
       const auto after_end = static_cast<unsigned>(_tzcnt_u64(live & (~std::uint64_t{0} << (end + 1))));
       right = ranks.find_filtered_padded(data + best, after_end - best);
+      right_lane = best_lane;
     }
-    set_lanes(pair, std::uint64_t{1} << gone, kNoRank);
-    set_lanes(pair, std::uint64_t{1} << best, right);
-    if (best > 0) {
-      const auto before = static_cast<unsigned>(63 - _lzcnt_u64(live & ((std::uint64_t{1} << best) - 1)));
-      set_lanes(pair, std::uint64_t{1} << before, ranks.find_filtered_padded(data + before, end - before));
-    }
+    left = kNoRank;
+    left_lane = before_lane;
+    if (best > 0) left = ranks.find_filtered_padded(data + before, end - before);
   }
   // The live parts' ranks, in order, to the first places of out, which has room for kBytes.
   const std::uint64_t parts = live & in_piece;
