@@ -119,9 +119,9 @@ template <std::size_t Vectors>
                            : _mm_setzero_si128();
     _mm_store_si128(reinterpret_cast<__m128i*>(data + kLanes * k), bytes[k]);
   }
-  // part: lane i the rank of the part that starts at byte i, set where a merge made that part
-  // (merged, bit i): a part no merge made is a single byte, looked up at the end, for a piece
-  // seldom keeps one and a gather of every byte's rank cost more. pair: lane i the rank of live part i
+  // part: lane i the rank of the part that starts at byte i, set where a merge made that part: a
+  // part no merge made is a single byte, looked up at the end, for a piece seldom keeps one and a
+  // gather of every byte's rank cost more. pair: lane i the rank of live part i
   // and the next part together, kNoRank if that is no token, if part i is the last, or if it is no
   // live part (merged away, or past the piece), so the first lowest lane is the leftmost lowest
   // pair. The ranks of one byte b sit at kSmallByteIndex + b of the small table, those of two
@@ -140,7 +140,6 @@ template <std::size_t Vectors>
   // Bit i set where a live part starts, and bit `size` always: the end of the last part. Part 0
   // never goes, so every part after the first has a live part before it.
   std::uint64_t live = in_piece | std::uint64_t{1} << size;
-  std::uint64_t merged = 0;
   if constexpr (Vectors == 1) prefetch_lookups(ranks, bytes[0], size);
   // The pairs are `pair`'s lanes and two pending ones, the ranks a round looked up, each a lane
   // bit (0 for none) and a rank: a round takes the lowest of the vector's least (settled while
@@ -178,7 +177,6 @@ template <std::size_t Vectors>
     const unsigned before = static_cast<unsigned>(63 - _lzcnt_u64(live & (best_lane - 1)));  // for best > 0
     const std::uint64_t before_lane = best > 0 ? std::uint64_t{1} << before : 0;
     set_lanes(part, best_lane, lowest);
-    merged |= best_lane;
     // The pending pairs join the vector; best's, before's and gone's lanes leave it.
     set_lanes(pair, right_lane, right);
     set_lanes(pair, left_lane, left);
@@ -197,7 +195,8 @@ template <std::size_t Vectors>
   }
   // The live parts' ranks, in order, to the first places of out, which has room for kBytes.
   const std::uint64_t parts = live & in_piece;
-  for (std::uint64_t bytes_left = parts & ~merged; bytes_left != 0; bytes_left &= bytes_left - 1) {
+  // A single byte: a live part whose next byte starts a part too (bit `size` is live).
+  for (std::uint64_t bytes_left = parts & live >> 1; bytes_left != 0; bytes_left &= bytes_left - 1) {
     const auto at = static_cast<unsigned>(_tzcnt_u64(bytes_left));
     set_lanes(part, bytes_left & -bytes_left, ranks.byte_rank(data[at]));
   }
