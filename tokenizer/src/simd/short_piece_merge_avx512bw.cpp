@@ -17,6 +17,13 @@ namespace tokenizer::simd::avx512bw {
 namespace {
 
 constexpr std::size_t kLanes = 16;
+// A pair's key: its rank above the lane of its left part, so that the least key is the leftmost
+// lowest pair. Ranks fit 24 bits (kMaxRank), so every key of a token is below kNoPair, and a
+// missing rank (kNoRank, every bit set) makes a key of kNoPair or more whatever its lane.
+constexpr unsigned kLaneBits = 5;
+constexpr std::uint32_t kLaneMask = (1u << kLaneBits) - 1;
+constexpr std::uint32_t kNoPair = ~std::uint32_t{0} << kLaneBits;
+static_assert(kMaxRank < kNoPair >> kLaneBits && kNoRank == ~Rank{0});
 
 // Lane i of each vector: `value` where bit i of `lanes` (bit 16 + i for the second vector) is set.
 template <std::size_t Vectors>
@@ -121,53 +128,46 @@ template <std::size_t Vectors>
   }
   // part: lane i the rank of the part that starts at byte i, set where a merge made that part: a
   // part no merge made is a single byte, looked up at the end, for a piece seldom keeps one and a
-  // gather of every byte's rank cost more. pair: lane i the rank of live part i
-  // and the next part together, kNoRank if that is no token, if part i is the last, or if it is no
-  // live part (merged away, or past the piece), so the first lowest lane is the leftmost lowest
-  // pair. The ranks of one byte b sit at kSmallByteIndex + b of the small table, those of two
-  // bytes b0 b1 at b0 | b1 << 8; pairs start at offsets 0 to size - 2.
+  // gather of every byte's rank cost more. pair: lane i the key of live part i and the next part
+  // together, rank << 5 | i (PairKey), whose least is the leftmost lowest pair, or a key of
+  // kNoPair or more where that is no token, where part i is the last, or where it is no live part
+  // (merged away, or past the piece). The ranks of one byte b sit at kSmallByteIndex + b of the
+  // small table, those of two bytes b0 b1 at b0 | b1 << 8; pairs start at offsets 0 to size - 2.
   const Rank* small = ranks.small_ranks();
   const __m512i no_rank = _mm512_set1_epi32(-1);
-  static_assert(kNoRank == ~Rank{0}, "a lane of every bit set is no pair");
+  const __m512i lane_index = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i part[Vectors], pair[Vectors];
   for (std::size_t k = 0; k < Vectors; ++k) {
     const __m512i first = _mm512_cvtepu8_epi32(bytes[k]);
     const __m512i second = _mm512_cvtepu8_epi32(_mm_alignr_epi8(bytes[k + 1], bytes[k], 1));
     part[k] = _mm512_setzero_si512();
-    pair[k] = _mm512_mask_i32gather_epi32(no_rank, static_cast<__mmask16>((in_piece >> 1) >> (kLanes * k)),
-                                          _mm512_or_si512(first, _mm512_slli_epi32(second, 8)), small, 4);
+    const __m512i rank = _mm512_mask_i32gather_epi32(no_rank, static_cast<__mmask16>((in_piece >> 1) >> (kLanes * k)),
+                                                     _mm512_or_si512(first, _mm512_slli_epi32(second, 8)), small, 4);
+    pair[k] = _mm512_or_si512(_mm512_slli_epi32(rank, kLaneBits),
+                              _mm512_add_epi32(lane_index, _mm512_set1_epi32(static_cast<int>(kLanes * k))));
   }
   // Bit i set where a live part starts, and bit `size` always: the end of the last part. Part 0
   // never goes, so every part after the first has a live part before it.
   std::uint64_t live = in_piece | std::uint64_t{1} << size;
   if constexpr (Vectors == 1) prefetch_lookups(ranks, bytes[0], size);
-  // The pairs are `pair`'s lanes and two pending ones, the ranks a round looked up, each a lane
-  // bit (0 for none) and a rank: a round takes the lowest of the vector's least (settled while
-  // the last round's lookups were on their way) and the pending two, so that the reduction and
-  // the compare wait on nothing but the vector, and the round's chain on memory is its lookups,
-  // a few scalar steps and nothing else. The vector's lanes of the pending pairs hold kNoRank.
-  Rank least = 0;
-  std::uint64_t least_lanes = 0;
-  auto settle = [&] {
+  // The pairs are `pair`'s lanes and two pending ones, the keys a round looked up: a round takes
+  // the least of the vector's least (reduced while the last round's lookups were on their way)
+  // and the pending two, so that the reduction waits on nothing but the vector, and the round's
+  // chain on memory is its lookups, a few scalar steps and nothing else. A pending key joins the
+  // vector in its lane (its low bits) at the next round; one of every bit set, no pair, names
+  // lane 31, none of a piece of 16 bytes, and the last part's of one of 32, which is no pair.
+  auto least_of = [&] {
     __m512i lowest_lanes = pair[0];
     for (std::size_t k = 1; k < Vectors; ++k) lowest_lanes = _mm512_min_epu32(lowest_lanes, pair[k]);
-    least = _mm512_reduce_min_epu32(lowest_lanes);
-    const __m512i wanted = _mm512_set1_epi32(static_cast<int>(least));
-    least_lanes = 0;
-    for (std::size_t k = 0; k < Vectors; ++k)
-      least_lanes |= std::uint64_t{_mm512_cmpeq_epi32_mask(pair[k], wanted)} << (kLanes * k);
+    return static_cast<std::uint32_t>(_mm512_reduce_min_epu32(lowest_lanes));
   };
-  settle();
-  Rank right = kNoRank, left = kNoRank;
-  std::uint64_t right_lane = 0, left_lane = 0;
+  std::uint32_t least = least_of();
+  std::uint32_t right = ~std::uint32_t{0}, left = ~std::uint32_t{0};
   for (;;) {
-    Rank lowest = least < right ? least : right;
+    std::uint32_t lowest = least < right ? least : right;
     if (left < lowest) lowest = left;
-    if (lowest == kNoRank) break;
-    // Equal ranks (a pair of bytes that comes twice): the leftmost lane of them all.
-    const std::uint64_t equal = (least == lowest ? least_lanes : 0) | (right == lowest ? right_lane : 0) |
-                                (left == lowest ? left_lane : 0);
-    const unsigned best = static_cast<unsigned>(_tzcnt_u64(equal));
+    if (lowest >= kNoPair) break;
+    const unsigned best = lowest & kLaneMask;
     // Part best absorbs the part after it, `gone`; `end` is then where best ends.
     const std::uint64_t above_best = ~std::uint64_t{0} << (best + 1);
     const unsigned gone = static_cast<unsigned>(_tzcnt_u64(live & above_best));
@@ -176,22 +176,19 @@ template <std::size_t Vectors>
     const std::uint64_t best_lane = std::uint64_t{1} << best;
     const unsigned before = static_cast<unsigned>(63 - _lzcnt_u64(live & (best_lane - 1)));  // for best > 0
     const std::uint64_t before_lane = best > 0 ? std::uint64_t{1} << before : 0;
-    set_lanes(part, best_lane, lowest);
+    set_lanes(part, best_lane, lowest >> kLaneBits);
     // The pending pairs join the vector; best's, before's and gone's lanes leave it.
-    set_lanes(pair, right_lane, right);
-    set_lanes(pair, left_lane, left);
-    set_lanes(pair, best_lane | before_lane | std::uint64_t{1} << gone, kNoRank);
-    settle();
-    right = kNoRank;
-    right_lane = 0;
+    set_lanes(pair, std::uint64_t{1} << (right & kLaneMask), right);
+    set_lanes(pair, std::uint64_t{1} << (left & kLaneMask), left);
+    set_lanes(pair, best_lane | before_lane | std::uint64_t{1} << gone, ~Rank{0});
+    least = least_of();
+    right = ~std::uint32_t{0};
     if (end < size) {
       const auto after_end = static_cast<unsigned>(_tzcnt_u64(live & (~std::uint64_t{0} << (end + 1))));
-      right = ranks.find_filtered_padded(data + best, after_end - best);
-      right_lane = best_lane;
+      right = ranks.find_filtered_padded(data + best, after_end - best) << kLaneBits | best;
     }
-    left = kNoRank;
-    left_lane = before_lane;
-    if (best > 0) left = ranks.find_filtered_padded(data + before, end - before);
+    left = ~std::uint32_t{0};
+    if (best > 0) left = ranks.find_filtered_padded(data + before, end - before) << kLaneBits | before;
   }
   // The live parts' ranks, in order, to the first places of out, which has room for kBytes.
   const std::uint64_t parts = live & in_piece;
