@@ -1,8 +1,8 @@
 // The merge of short pieces compiled for avx512bw (see short_piece_merger.hpp): a piece of up to 32
-// bytes has at most 32 parts, so its parts' ranks and its pairs' ranks each fit one or two vectors
+// bytes has at most 32 parts, so its parts' ranks and its pairs' keys each fit one or two vectors
 // of 16 32-bit lanes, lane i for the part that starts at byte i, as merge_short_scalar's arrays are
-// laid out. The set-up is gathers, the lowest pair a reduction and a compare, the part list a
-// bitmask; only the two lookups of a merge's new pairs are scalar. The merge is flattened: every
+// laid out. The set-up is a gather of the pairs' ranks, the lowest pair a reduction of their keys,
+// the part list a bitmask; only the two lookups of a merge's new pairs are scalar. The merge is flattened: every
 // RankTable function it calls is inlined into it, for a copy compiled out of line here, for this
 // ISA, could be the one the linker keeps for the whole program (`nm` shows none); for the same
 // reason the prefetch's set-up calls no standard-library function (std::min, std::array).
