@@ -121,6 +121,29 @@ TEST_P(SimdScanner, MatchesScalarScanner) {
   }
 }
 
+// A text shorter than a window, and a long text's last bytes, are read in one window padded past
+// the text's end: every suffix of up to 63 bytes of the texts above (a suffix may start inside a
+// character), and each shared random text on its own.
+TEST_P(SimdScanner, MatchesScalarScannerOnShortTexts) {
+  const ScannerCase& c = GetParam();
+  const PreTokenizer scalar{c.pattern};
+  const simd::ScanPiecesFn scan = c.scanners->for_kind(c.kind);
+  std::vector<std::string> texts;
+  for (const std::string& text : cached_long_texts()) {
+    if (text.size() > 100'000) continue;  // the corpora: their suffixes are the same kind of text
+    for (std::size_t n = 1; n < simd::kWindowBytes && n <= text.size(); ++n) texts.push_back(text.substr(text.size() - n));
+  }
+  for (const test::TextKind kind : test::kAllTextKinds)
+    for (const std::string& text : test::shared_random_texts(kind))
+      if (!text.empty()) texts.push_back(text);
+  for (const std::string& text : texts) {
+    std::vector<std::size_t> expected;
+    scalar.for_each_piece(text, [&](std::string_view piece) { expected.push_back(piece.data() + piece.size() - text.data()); });
+    for (const std::size_t batch : {1, 3, 256})
+      ASSERT_EQ(batch_chain(scan, text, batch), expected) << "batch " << batch << ", text " << test::escaped(text);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(SupportedIsas, SimdScanner, ::testing::ValuesIn(supported_cases()), case_name);
 
 TEST(SimdScanners, BaselineIsAlwaysSupported) {

@@ -16,8 +16,8 @@ struct SimdChain {
 
   std::size_t encode(std::string_view text, std::size_t from, std::vector<Rank>& out, BytePairEncoder& bpe,
                      chunked::ChainStop& stop) const {
-    // Without a scanner (a regex pattern) or a full window of text, the scalar chain is all there is.
-    if (!scan || text.size() - from < simd::kWindowBytes)
+    // Without a scanner (a regex pattern) the scalar chain is all there is.
+    if (!scan)
       return chunked::ScalarChain{pretokenizer}.encode(text, from, out, bpe, stop);
     const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
     std::size_t ends[simd::kBatchPieces];
@@ -74,13 +74,6 @@ SimdChain simd_chain(const Tokenizer& tokenizer) {
 }  // namespace
 
 void encode_simd(const Tokenizer& tokenizer, std::string_view text, std::vector<Rank>& out) {
-  // Too short a text for a window of the vector scanner is all the scalar chain's: the serial
-  // encoder's own code for it, not the copy of that chain compiled here, which runs more
-  // instructions on a sentence.
-  if (text.size() < simd::kWindowBytes) {
-    encode_serial(tokenizer, text, out);
-    return;
-  }
   BytePairEncoder bpe(tokenizer);
   chunked::ChainStop never;
   simd_chain(tokenizer).encode(text, 0, out, bpe, never);

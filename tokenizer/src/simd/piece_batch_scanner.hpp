@@ -13,8 +13,8 @@ namespace tokenizer::simd {
 // their ends to `ends`; returns how many (at least one). Exactly the pieces of the scalar
 // scanner for the same pattern: ASCII runs are classified 16, 32 or 64 bytes at a time, and
 // anything that needs Unicode properties is handed to the scalar scanner.
-// The scanners classify text in windows of this many bytes; a text shorter than one window is
-// scanned by the scalar scanner alone.
+// The scanners classify text in windows of this many bytes; the last bytes of a text (all of a
+// shorter one) are read as a window padded past the text's end.
 inline constexpr std::size_t kWindowBytes = 64;
 
 // Pieces the simd encoders ask a scanner for at a time. A call classifies the window at its

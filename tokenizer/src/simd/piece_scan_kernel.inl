@@ -64,6 +64,24 @@ inline Window classify(const std::uint8_t* p) {
   return w;
 }
 
+// The window of a text's last `avail` bytes (avail < 64), classified from a copy in `copy` padded
+// with zeros. The padding is in `high`, so that no piece start is decided from its class run on
+// (starts_from_masks) and a run that reaches it is the scalar scanner's (checked_end), as at a
+// non-ASCII byte; the rules' reads of the text (contraction_length) read the copy.
+inline Window text_end_window(const std::uint8_t* p, std::size_t avail, std::uint8_t* copy) {
+#if defined(__AVX512BW__)
+  // One store that the window's load takes whole: memcpy's pieces of stores would not forward to
+  // it, and the load waited for them to reach the cache (a fifth of a 60-byte call's scan).
+  _mm512_store_si512(copy, _mm512_maskz_loadu_epi8(_bzhi_u64(~std::uint64_t{0}, static_cast<unsigned>(avail)), p));
+#else
+  __builtin_memset(copy, 0, kWindow);
+  __builtin_memcpy(copy, p, avail);
+#endif
+  Window w = classify(copy);
+  w.high |= ~std::uint64_t{0} << avail;
+  return w;
+}
+
 // What the fast path decided for the piece at window offset i.
 constexpr std::size_t kScalar = 0;                          // needs Unicode: ask the scalar scanner
 constexpr std::size_t kReload = static_cast<std::size_t>(-1);  // reached the window's end: reload
@@ -576,14 +594,17 @@ inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::siz
 // Returns when the window is spent or the batch is full. `by_chars`: the window is read by
 // characters (CharWindow), so a piece they leave is one among others that the masks decide; else
 // such pieces (text in another script, where only the scalar scanner can end one) go to the
-// scalar scanner one after another.
+// scalar scanner one after another. `at_text_end`: the window is the text's last (fewer than 64
+// bytes, see text_end_window), which no later window sees further than, so the pieces after the
+// starts it decides are taken from it too.
 template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t), class Decide, class RunEnd>
 [[gnu::always_inline]] inline void scan_window(const Window& w, Decide decide, RunEnd run_end, bool by_chars,
-                                               const std::uint8_t* text, std::size_t size, std::size_t base,
-                                               std::size_t& pos, std::size_t* ends, std::size_t& n,
-                                               std::size_t max_pieces) {
-  while (n < max_pieces && pos - base < kWindow) {
+                                               bool at_text_end, const std::uint8_t* text, std::size_t size,
+                                               std::size_t base, std::size_t& pos, std::size_t* ends,
+                                               std::size_t& n, std::size_t max_pieces) {
+  const std::size_t window_end = at_text_end ? size - base : kWindow;
+  while (n < max_pieces && pos - base < window_end) {
     const std::size_t i = pos - base;
     // Every piece the masks decide at once; the last start found begins a piece whose end
     // lies in what the window does not decide, so a window is classified from there.
@@ -598,6 +619,7 @@ template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
       // mask, so that the next window's load waits for no store.
       n += write_starts(starts, pos, ends + n);
       pos += 63 - static_cast<std::size_t>(__builtin_clzll(starts));
+      if (at_text_end) continue;
       return;
     }
     // Otherwise one piece by the rules of the pattern that looks at it.
@@ -625,6 +647,23 @@ template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
   }
 }
 
+// The pieces of the text's last bytes from `pos` on (fewer than 64), `n` of the batch written:
+// all of them, or as many as the batch has room for. Out of line: inlined, it made the loop over
+// whole windows longer.
+template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
+          std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
+          std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t)>
+[[gnu::noinline]] std::size_t scan_text_end(const std::uint8_t* text, std::size_t size, std::size_t pos,
+                                            std::size_t* ends, std::size_t n, std::size_t max_pieces) {
+  alignas(64) std::uint8_t copy[kWindow];
+  const std::size_t base = pos;
+  const Window w = text_end_window(text + base, size - base, copy);
+  scan_window<Piece, Scalar>(
+      w, [&](std::size_t i) { return Decided(w, i, copy + i); }, [](std::size_t) { return std::size_t{0}; }, false,
+      true, text, size, base, pos, ends, n, max_pieces);
+  return n;
+}
+
 template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t), class Chars = NoCharWindows>
@@ -632,10 +671,7 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
                         std::size_t max_pieces) {
   std::size_t n = 0;
   while (n < max_pieces && pos < size) {
-    if (size - pos < kWindow) {  // the tail: no full window to load
-      pos = ends[n++] = Scalar(text, size, pos);
-      continue;
-    }
+    if (size - pos < kWindow) return scan_text_end<Decided, Piece, Scalar>(text, size, pos, ends, n, max_pieces);
     const std::size_t base = pos;
     const Window w = classify(text + base);
     if constexpr (Chars::kEnabled) {
@@ -643,8 +679,8 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         const auto chars = Chars::chars_of(w, text + base, size - base);
         scan_window<Piece, Scalar>(
             w, [&](std::size_t i) { return Chars::starts(chars, i, text + base + i); },
-            [&](std::size_t i) { return Chars::run_end(chars, i, text, size, base); }, true, text, size, base, pos,
-            ends, n, max_pieces);
+            [&](std::size_t i) { return Chars::run_end(chars, i, text, size, base); }, true, false, text, size, base,
+            pos, ends, n, max_pieces);
         continue;
       }
     }
@@ -657,8 +693,8 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         return std::size_t{0};
     };
     scan_window<Piece, Scalar>(
-        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, false, text, size, base, pos, ends,
-        n, max_pieces);
+        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, false, false, text, size, base, pos,
+        ends, n, max_pieces);
   }
   return n;
 }
