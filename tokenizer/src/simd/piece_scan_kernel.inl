@@ -70,8 +70,8 @@ inline Window classify(const std::uint8_t* p) {
 // non-ASCII byte; the rules' reads of the text (contraction_length) read the copy.
 inline Window text_end_window(const std::uint8_t* p, std::size_t avail, std::uint8_t* copy) {
 #if defined(__AVX512BW__)
-  // One store that the window's load takes whole: memcpy's pieces of stores would not forward to
-  // it, and the load waited for them to reach the cache (a fifth of a 60-byte call's scan).
+  // One store that the window's load takes whole: memcpy's narrower stores do not forward to a
+  // 64-byte load, which would wait for them to reach the cache.
   _mm512_store_si512(copy, _mm512_maskz_loadu_epi8(_bzhi_u64(~std::uint64_t{0}, static_cast<unsigned>(avail)), p));
 #else
   __builtin_memset(copy, 0, kWindow);
