@@ -122,6 +122,9 @@ class Skipped(Exception):
 # so that a repetition of each spans the same minutes, a few dozen milliseconds apart, rather than
 # following one another, where this VM's speed moved by 2x between the repetitions of one round.
 WARM_PARTS = 8
+# Fresh objects of a cold repetition, each a part: a pass of a fresh object lasts a few
+# milliseconds, too short for the ratio of two single passes to hold on this VM (docs/peers.md).
+COLD_PARTS = 4
 
 
 class Timed:
@@ -187,7 +190,7 @@ def prepare(peer, name, encoding, key, regime, inputs, ours, args):
             if ours is not None and any(list(got) != ours.of(encoding, text) for got, text in zip(ids, texts)):
                 raise Skipped("ids of a fresh object differ from ours", ids_differ=True)
             return real, cpu
-        return Timed(1, amounts, [fresh_sample])
+        return Timed(COLD_PARTS, amounts, [fresh_sample] * COLD_PARTS)
 
     return failures_skip(peer, prepared)
 

@@ -1,6 +1,6 @@
 """The peers of one family take turns: a round times one repetition of each, odd rounds in reverse
-order, a warm repetition in parts that alternate with the others' parts, and a peer that fails
-mid-way is skipped while the others go on."""
+order, a warm repetition in parts that alternate with the others' parts (a cold one in fresh
+objects that do), and a peer that fails mid-way is skipped while the others go on."""
 
 import argparse
 import unittest
@@ -94,7 +94,19 @@ class TurnsTest(unittest.TestCase):
         outcome = self.measure([FakePeer("a", log, fail_at=1), FakePeer("b", log)], regime="cold", repetitions=2)
         self.assertIsInstance(outcome["a/family"], cli.Skipped)
         self.assertEqual(len(outcome["b/family"]), 2)
-        self.assertEqual(outcome["b/family"][0]["iterations"], 1)
+        self.assertEqual(outcome["b/family"][0]["iterations"], cli.COLD_PARTS)
+
+    def test_a_cold_repetition_is_fresh_objects_in_turn_with_the_others(self):
+        log = []
+        outcome = self.measure([FakePeer("a", log), FakePeer("b", log)], regime="cold", repetitions=1)
+        self.assertEqual([outcome[name][0]["iterations"] for name in ("a/family", "b/family")], [cli.COLD_PARTS] * 2)
+        # After preparing (each peer's ids check), a fresh object's two calls (the warm-up, then the
+        # input) a part, the order reversed at every part: a a | b b b b | a a a a | ...
+        calls = log[2:]
+        self.assertEqual(calls[:6], ["a"] * 2 + ["b"] * 4)
+        blocks = 1 + sum(1 for x, y in zip(calls, calls[1:]) if x != y)
+        self.assertEqual(blocks, cli.COLD_PARTS + 1)
+        self.assertEqual((calls.count("a"), calls.count("b")), (2 * cli.COLD_PARTS, 2 * cli.COLD_PARTS))
 
 
 if __name__ == "__main__":
