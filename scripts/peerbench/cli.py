@@ -255,25 +255,40 @@ def take_turns(parts, repetitions, combine=lone_result):
 def measure_in_child(name, family_index, args):
     """The iteration records of benchmark NAME, measured by this script in a process of its own;
     raises Skipped if that process failed, crashed or skipped the benchmark."""
+    return records_or_raise(measure_family_in_child([(name, family_index)], args)[name])
+
+
+def measure_family_in_child(members, args):
+    """Per name of MEMBERS ((name, family_index) of the peers of one family), the iteration records
+    of that benchmark, measured by this script in a process of its own where the peers take turns,
+    or the Skipped that stopped it: its own skip there, or the process's crash or failure."""
+    names = [name for name, _ in members]
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "result.json"
-        command = [sys.executable, str(Path(sys.argv[0]).resolve()), "--in-child", "--filter", f"^{re.escape(name)}$",
+        command = [sys.executable, str(Path(sys.argv[0]).resolve()), "--in-child",
+                   "--filter", f"^({'|'.join(re.escape(name) for name in names)})$",
                    "--out", str(out), "--repetitions", str(args.repetitions), "--min-time", str(args.min_time),
                    "--threads", str(args.threads), "--tokenize", str(args.tokenize)]
         done = subprocess.run(command, stdout=subprocess.DEVNULL)
         if done.returncode < 0:
-            raise Skipped(f"its process crashed ({signal.Signals(-done.returncode).name})")
+            crash = f"its process crashed ({signal.Signals(-done.returncode).name})"
+            return {name: Skipped(crash) for name in names}
         try:
             result = json.loads(out.read_text())
         except (OSError, ValueError):
-            raise Skipped(f"its process failed (exit status {done.returncode})") from None
-    records = [row for row in result["benchmarks"] if row.get("run_type") == "iteration"]
-    if not records:
-        why = result["context"].get("notes", "no result").removeprefix(f"{name} skipped: ")
-        raise Skipped(why, ids_differ="ids differ" in why)
-    for record in records:
-        record["family_index"] = family_index
-    return records
+            return {name: Skipped(f"its process failed (exit status {done.returncode})") for name in names}
+    skipped = result["context"].get("skipped", {})
+    outcome = {}
+    for name, family_index in members:
+        records = [row for row in result["benchmarks"] if row.get("run_type") == "iteration" and row["name"] == name]
+        if not records:
+            why = skipped.get(name, result["context"].get("notes", "no result").removeprefix(f"{name} skipped: "))
+            outcome[name] = Skipped(why, ids_differ="ids differ" in why)
+            continue
+        for record in records:
+            record["family_index"] = family_index
+        outcome[name] = records
+    return outcome
 
 
 def encode_all(peer, encoding, batch, strings):
@@ -418,8 +433,9 @@ def measure_sdpa_shape(members, args):
 
 def pin_every_thread(cpu):
     """Pins every thread of this process to CPU. os.sched_setaffinity(0, ...) pins the calling
-    thread alone: the thread pools that peers started in the batch benchmarks went on using every
-    CPU, and a single-document call that hands work to its pool ran on two."""
+    thread alone: a thread pool that a peer had started went on using every CPU, and a
+    single-document call that hands work to its pool ran on two. Threads started later inherit
+    the pin."""
     for thread in os.listdir("/proc/self/task"):
         try:
             os.sched_setaffinity(int(thread), {cpu})
@@ -513,7 +529,16 @@ def main():
             pin_every_thread(pinned_cpu)
             if not args.in_child:
                 print(f"single-document benchmarks pinned to CPU {pinned_cpu}", file=sys.stderr)
-        if key in ISOLATED_INPUTS and not args.in_child:
+        if key == BATCH_INPUT and not args.in_child:
+            # In a process of their own, the peers taking turns there: the thread pools that the
+            # batch calls start are sized for every CPU and end with that process. Left in this
+            # one, they lived on into the single-document benchmarks pinned to one CPU, where
+            # fastokens handed each call's work to its pool of two threads on that CPU and ran at
+            # half the speed it has with a pool sized for the pinned CPU (docs/peers.md).
+            outcome = measure_family_in_child([(name, index) for _, name, index, *_ in members], args)
+            measurements = {name: lambda name=name: records_or_raise(outcome[name]) for _, name, *_ in members}
+            together.append([name for _, name, *_ in members])
+        elif key in ISOLATED_INPUTS and not args.in_child:
             # Each in a process of its own, so one after another.
             measurements = {name: lambda name=name, index=index: measure_in_child(name, index, args)
                             for _, name, index, *_ in members}
@@ -555,6 +580,9 @@ def main():
 
     measured_peers = peers + sdpa_peers
     result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
+    if args.in_child:
+        # Each skip's reason by name, for measure_family_in_child.
+        result["context"]["skipped"] = dict(note.split(" skipped: ", 1) for note in notes if " skipped: " in note)
     if pinned_cpu is not None:
         result["context"]["single_document_cpu"] = pinned_cpu
     for variant, check in sdpa_checks.items():
