@@ -99,15 +99,19 @@ class Encoding {
       views.push_back(d.view());
     }
     py::gil_scoped_release released;
-    // No more threads than TBB has: asked for more, it prints a warning and uses what it has.
-    tbb::task_arena arena(std::min(threads, tbb::info::default_concurrency()));
-    return arena.execute([&] {
+    const auto encode_all = [&] {
       if (!specials.allows_any()) return tokenizer_->encode_batch(views, *encoder_);
       std::vector<std::vector<Rank>> out(views.size());
       tbb::parallel_for(std::size_t{0}, views.size(),
                         [&](std::size_t i) { out[i] = tokenizer_->encode(views[i], specials.policy(), *encoder_); });
       return out;
-    });
+    };
+    // No more threads than TBB has: asked for more, it prints a warning and uses what it has. With
+    // all of them, in TBB's own arena, whose workers are already there, rather than in an arena
+    // made for the call, which its workers join anew.
+    if (threads >= tbb::info::default_concurrency()) return encode_all();
+    tbb::task_arena arena(threads);
+    return arena.execute(encode_all);
   }
 
   // tiktoken's KeyError for an id that is no token.
