@@ -282,7 +282,7 @@ def measure_family_in_child(members, args):
     for name, family_index in members:
         records = [row for row in result["benchmarks"] if row.get("run_type") == "iteration" and row["name"] == name]
         if not records:
-            why = skipped.get(name, result["context"].get("notes", "no result").removeprefix(f"{name} skipped: "))
+            why = skipped.get(name, "no result")
             outcome[name] = Skipped(why, ids_differ="ids differ" in why)
             continue
         for record in records:

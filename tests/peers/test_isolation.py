@@ -55,7 +55,8 @@ class ChildProcessTest(unittest.TestCase):
     def test_a_skip_in_the_child_is_the_parents_skip(self):
         with self.assertRaises(cli.Skipped) as raised:
             self.run_child("""\
-                result = {"context": {"notes": "peer/family skipped: ids differ from ours (first difference at token 3)"},
+                why = "ids differ from ours (first difference at token 3)"
+                result = {"context": {"notes": f"peer/family skipped: {why}", "skipped": {"peer/family": why}},
                           "benchmarks": []}
                 open(args.out, "w").write(json.dumps(result))
                 """)
@@ -74,7 +75,7 @@ class ChildProcessTest(unittest.TestCase):
     def test_a_family_comes_back_by_name_each_with_its_records_or_its_skip(self):
         record = iteration_record("peer/family", 0, 2, 0, 10, 1000.0, 1000.0, {"bytes_per_second": 100})
         outcome = self.run_child(f"""\
-            context = {{"notes": "other/family skipped: other has no batch call; x skipped: y",
+            context = {{"notes": "other/family skipped: other has no batch call",
                         "skipped": {{"other/family": "other has no batch call"}}}}
             open(args.out, "w").write(json.dumps({{"context": context, "benchmarks": [{json.dumps(record)}]}}))
             """, members=(("peer/family", 3), ("other/family", 4)))
