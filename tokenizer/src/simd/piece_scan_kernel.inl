@@ -591,18 +591,22 @@ inline std::size_t write_starts(std::uint64_t starts, std::size_t from, std::siz
 // The pieces that the window classified at `base` gives from `pos` on, up to `max_pieces` in
 // all: `decide(i)` is the starts its masks decide from window offset i (a byte offset), and a
 // piece they do not decide is Piece's, else `run_end(i)`'s where that is not 0, else Scalar's.
-// Returns when the window is spent or the batch is full. `by_chars`: the window is read by
-// characters (CharWindow), so a piece they leave is one among others that the masks decide; else
-// such pieces (text in another script, where only the scalar scanner can end one) go to the
-// scalar scanner one after another. `at_text_end`: the window is the text's last (fewer than 64
-// bytes, see text_end_window), which no later window sees further than, so the pieces after the
-// starts it decides are taken from it too.
+// Returns when the window is spent or the batch is full. How the window was read (WindowRead):
+//   by_bytes  a piece the masks leave (text in another script, where only the scalar scanner can
+//             end one) goes to the scalar scanner, and the ones after it likewise;
+//   by_chars  the window is read by characters (CharWindows), so a piece they leave is one among
+//             others that the masks decide;
+//   text_end  the window is the text's last (fewer than 64 bytes, see text_end_window), which no
+//             later window sees further than, so the pieces after the starts it decides are taken
+//             from it too (read by bytes otherwise).
+enum class WindowRead { by_bytes, by_chars, text_end };
 template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
           std::size_t (*Scalar)(const std::uint8_t*, std::size_t, std::size_t), class Decide, class RunEnd>
-[[gnu::always_inline]] inline void scan_window(const Window& w, Decide decide, RunEnd run_end, bool by_chars,
-                                               bool at_text_end, const std::uint8_t* text, std::size_t size,
-                                               std::size_t base, std::size_t& pos, std::size_t* ends,
-                                               std::size_t& n, std::size_t max_pieces) {
+[[gnu::always_inline]] inline void scan_window(const Window& w, Decide decide, RunEnd run_end, WindowRead read,
+                                               const std::uint8_t* text, std::size_t size, std::size_t base,
+                                               std::size_t& pos, std::size_t* ends, std::size_t& n,
+                                               std::size_t max_pieces) {
+  const bool at_text_end = read == WindowRead::text_end;
   const std::size_t window_end = at_text_end ? size - base : kWindow;
   while (n < max_pieces && pos - base < window_end) {
     const std::size_t i = pos - base;
@@ -632,7 +636,7 @@ template <std::size_t (*Piece)(const Window&, std::size_t, const std::uint8_t*),
     // A run of 64 bytes or more (kReload at the window's start), or in a window read by
     // characters a piece that needs Unicode: followed through the windows after this one where
     // run_end can, else the scalar scanner's.
-    if (len == kReload || by_chars) {
+    if (len == kReload || read == WindowRead::by_chars) {
       const std::size_t end = run_end(i);
       pos = ends[n++] = end != 0 ? end : Scalar(text, size, pos);
       continue;
@@ -659,8 +663,8 @@ template <std::uint64_t (*Decided)(const Window&, std::size_t, const std::uint8_
   const std::size_t base = pos;
   const Window w = text_end_window(text + base, size - base, copy);
   scan_window<Piece, Scalar>(
-      w, [&](std::size_t i) { return Decided(w, i, copy + i); }, [](std::size_t) { return std::size_t{0}; }, false,
-      true, text, size, base, pos, ends, n, max_pieces);
+      w, [&](std::size_t i) { return Decided(w, i, copy + i); }, [](std::size_t) { return std::size_t{0}; },
+      WindowRead::text_end, text, size, base, pos, ends, n, max_pieces);
   return n;
 }
 
@@ -679,8 +683,8 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         const auto chars = Chars::chars_of(w, text + base, size - base);
         scan_window<Piece, Scalar>(
             w, [&](std::size_t i) { return Chars::starts(chars, i, text + base + i); },
-            [&](std::size_t i) { return Chars::run_end(chars, i, text, size, base); }, true, false, text, size, base,
-            pos, ends, n, max_pieces);
+            [&](std::size_t i) { return Chars::run_end(chars, i, text, size, base); }, WindowRead::by_chars, text,
+            size, base, pos, ends, n, max_pieces);
         continue;
       }
     }
@@ -693,8 +697,8 @@ std::size_t scan_pieces(const std::uint8_t* text, std::size_t size, std::size_t 
         return std::size_t{0};
     };
     scan_window<Piece, Scalar>(
-        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, false, false, text, size, base, pos,
-        ends, n, max_pieces);
+        w, [&](std::size_t i) { return Decided(w, i, text + base + i); }, run_end, WindowRead::by_bytes, text, size,
+        base, pos, ends, n, max_pieces);
   }
   return n;
 }
