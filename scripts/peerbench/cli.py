@@ -518,6 +518,7 @@ def main():
         print(f"warning: {notes[-1]}", file=sys.stderr)
 
     rows, reference_mismatches, pinned_cpu = [], 0, None
+    skipped = {}  # the reason of each tokenizer benchmark skipped, by name
     together = []  # the names of each benchmark whose peers took turns in the same rounds
     # selected holds a family's peers one after another: each family is measured at once.
     for _, group in itertools.groupby(enumerate(selected), key=lambda item: item[1][1]):
@@ -549,6 +550,8 @@ def main():
         for peer, name, *_ in members:
             # A child's skip is reported by its parent.
             skip = collect(name, measurements[name], rows, notes, args.repetitions, warn=not args.in_child)
+            if skip is not None:
+                skipped[name] = str(skip)
             reference_mismatches += skip is not None and skip.ids_differ and peer.is_reference
 
     sdpa_checks, shapes = {}, {}
@@ -582,7 +585,7 @@ def main():
     result = {"context": context(measured_peers, skipped_peers, args.threads, notes), "benchmarks": rows}
     if args.in_child:
         # Each skip's reason by name, for measure_family_in_child.
-        result["context"]["skipped"] = dict(note.split(" skipped: ", 1) for note in notes if " skipped: " in note)
+        result["context"]["skipped"] = skipped
     if pinned_cpu is not None:
         result["context"]["single_document_cpu"] = pinned_cpu
     for variant, check in sdpa_checks.items():
